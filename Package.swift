@@ -1,0 +1,126 @@
+// swift-tools-version:6.1
+// The dependency direction reads top to bottom:
+//   PlacesCore ← (PlacesMatching, PlacesHours) ← Providers/* and Cache/* ← PlacesPipeline ← PlacesApp ← PlacesServer / places CLI
+// Nothing points back up.
+import PackageDescription
+
+let package = Package(
+    name: "places",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "places", targets: ["PlacesCLI"]),
+        .executable(name: "places-bench", targets: ["PlacesBenchmarks"]),
+        .library(name: "PlacesApp", targets: ["PlacesApp"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // MARK: Core model: Foundation only.
+        .target(name: "PlacesCore", path: "Sources/PlacesCore"),
+        .target(name: "PlacesMatching", dependencies: ["PlacesCore"], path: "Sources/PlacesMatching"),
+        .target(name: "PlacesHours", dependencies: ["PlacesCore"], path: "Sources/PlacesHours"),
+
+        // MARK: SQLite stores.
+        .target(
+            name: "PlaceIndex",
+            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Cache/PlaceIndex"),
+        .target(
+            name: "LookupCache",
+            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Cache/LookupCache"),
+        .target(
+            name: "BudgetLedger",
+            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Cache/BudgetLedger"),
+        .target(
+            name: "SpotStore",
+            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Cache/SpotStore"),
+
+        // MARK: Provider plugins.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "LocalProvider", dependencies: ["PlacesCore", "PlaceIndex", "CZlib"], path: "Providers/Local"),
+        .target(
+            name: "ProviderHTTP",
+            dependencies: ["PlacesCore", .product(name: "Logging", package: "swift-log")],
+            path: "Providers/HTTP"),
+        .target(name: "GoogleProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Google"),
+        .target(name: "YelpProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Yelp"),
+        .target(name: "FoursquareProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Foursquare"),
+        .target(name: "NominatimProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Nominatim"),
+
+        // MARK: Configuration, pipeline, application.
+        .target(name: "PlacesConfig", dependencies: ["PlacesCore", "TOMLKit"], path: "Sources/PlacesConfig"),
+        .target(
+            name: "PlacesPipeline",
+            dependencies: ["PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger"],
+            path: "Sources/PlacesPipeline"),
+        .target(
+            name: "PlacesApp",
+            dependencies: [
+                "PlacesCore", "PlacesMatching", "PlacesHours", "PlaceIndex", "LocalProvider", "LookupCache",
+                "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider",
+                "NominatimProvider", "PlacesConfig", "PlacesPipeline",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PlacesApp",
+            resources: [.copy("Resources/EmbeddedData")]),
+        .target(
+            name: "PlacesServer",
+            dependencies: [
+                "PlacesApp",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PlacesServer"),
+        .executableTarget(
+            name: "PlacesCLI",
+            dependencies: [
+                "PlacesApp", "PlacesServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PlacesCLI"),
+        .executableTarget(
+            name: "PlacesBenchmarks",
+            dependencies: ["PlacesApp", "PlacesServer"],
+            path: "Sources/PlacesBenchmarks"),
+
+        // MARK: Tests (they mirror the source tree).
+        .target(
+            name: "FakeUpstream",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/FakeUpstream"),
+        .testTarget(name: "PlacesCoreTests", dependencies: ["PlacesCore"]),
+        .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"]),
+        .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
+        .testTarget(name: "LocalProviderTests", dependencies: ["LocalProvider", "PlaceIndex"]),
+        .testTarget(name: "CacheTests", dependencies: ["LookupCache", "BudgetLedger", "SpotStore"]),
+        .testTarget(
+            name: "ProvidersTests",
+            dependencies: [
+                "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider", "NominatimProvider",
+                "FakeUpstream",
+            ]),
+        .testTarget(name: "PlacesPipelineTests", dependencies: ["PlacesPipeline", "PlacesApp", "FakeUpstream"]),
+        .testTarget(name: "PlacesAppTests", dependencies: ["PlacesApp", "FakeUpstream"]),
+        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp"]),
+        .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "FakeUpstream"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

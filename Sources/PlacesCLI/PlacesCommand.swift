@@ -1,0 +1,23 @@
+import ArgumentParser
+import PlacesApp
+
+@main
+struct PlacesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "places",
+        abstract: "Look up places cheaply: a free local index first, paid providers only when needed.",
+        discussion: """
+            State lives under $PLACES_HOME when set, otherwise in the XDG data, config and cache directories.
+            The first command on a fresh machine builds the local index from the bundled Helsinki OSM extract
+            and a worldwide GeoNames cities list (© OpenStreetMap contributors, ODbL; © GeoNames, CC BY 4.0).
+
+            Examples:
+              places search "maya bar" --near 60.1721,24.9450
+              places nearby --at 60.1700,24.9410 --radius 300 --category cafe
+              places reverse 60.1699,24.9384 --json
+            """,
+        version: PlacesVersion.string,
+        subcommands: [
+        ]
+    )
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import PlacesApp
+import PlacesCore
+
+/// How results are printed: a table for people, JSON or GeoJSON for programs.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print a JSON array of places.")
+    var json = false
+
+    @Flag(name: .long, help: "Print a GeoJSON FeatureCollection.")
+    var geojson = false
+
+    func validate() throws {
+        if json && geojson { throw ValidationError("choose one of --json and --geojson") }
+    }
+}
+
+/// Where state lives; shared by every command that touches the index, cache, budget or spots.
+struct StateOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Read configuration from FILE instead of config.toml.", valueName: "FILE"))
+    var config: String?
+
+    var environment: PlacesEnvironment {
+        PlacesEnvironment.resolve(configFile: config.map { URL(fileURLWithPath: $0) })
+    }
+}
+
+/// Parses a coordinate option, turning the model's message into the CLI's error.
+func parseCoordinate(_ text: String) throws -> Coordinate {
+    do { return try Coordinate(parsing: text) } catch { throw ValidationError(error.message) }
+}
+
+/// Writes to stderr; progress, notes and warnings go there so stdout stays parseable.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Writes raw bytes plus a newline to stdout.
+func printData(_ data: Data) {
+    FileHandle.standardOutput.write(data)
+    FileHandle.standardOutput.write(Data("\n".utf8))
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Phone numbers reduced to E.164 (`+3589123456`), so "310/246-1501" and "+1 310-246-1501" compare equal.
+///
+/// This is deliberately not a full numbering-plan library: it knows each region's calling code and
+/// national trunk prefix, which is what comparing two listings of the same business needs.
+public enum PhoneNumber {
+    /// Calling code and trunk prefix by ISO region.
+    static let regions: [String: (code: String, trunk: String?)] = [
+        "US": ("1", "1"), "CA": ("1", "1"), "GB": ("44", "0"), "IE": ("353", "0"), "FI": ("358", "0"),
+        "SE": ("46", "0"), "NO": ("47", nil), "DK": ("45", nil), "EE": ("372", nil), "DE": ("49", "0"),
+        "FR": ("33", "0"), "NL": ("31", "0"), "BE": ("32", "0"), "ES": ("34", nil), "PT": ("351", nil),
+        "IT": ("39", nil), "CH": ("41", "0"), "AT": ("43", "0"), "PL": ("48", nil), "CZ": ("420", nil),
+        "RU": ("7", "8"), "JP": ("81", "0"), "CN": ("86", "0"), "KR": ("82", "0"), "IN": ("91", "0"),
+        "AU": ("61", "0"), "NZ": ("64", "0"), "BR": ("55", "0"), "MX": ("52", nil), "AR": ("54", "0"),
+        "ZA": ("27", "0"), "SG": ("65", nil), "HK": ("852", nil), "TR": ("90", "0"), "IL": ("972", "0"),
+        "AE": ("971", "0"), "GR": ("30", nil), "HU": ("36", "06"), "LV": ("371", nil), "LT": ("370", "8"),
+        "IS": ("354", nil), "UA": ("380", "0"), "TH": ("66", "0"), "ID": ("62", "0"), "PH": ("63", "0"),
+    ]
+
+    /// The E.164 form of `raw`, or `nil` when it has too few digits to be a phone number.
+    ///
+    /// A number written with `+` or `00` is international; otherwise it is read as national in
+    /// `defaultRegion` (its trunk prefix dropped). Without a region, a national number cannot be
+    /// placed, and `nil` is returned.
+    public static func e164(_ raw: String, defaultRegion: String? = nil) -> String? {
+        // Extensions ("ext. 12", "x12") are not part of the number.
+        var text = raw.lowercased()
+        for marker in ["ext", " x", "#"] {
+            if let range = text.range(of: marker) { text = String(text[..<range.lowerBound]) }
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        var digits = trimmed.filter(\.isASCII).filter(\.isNumber)
+        let international = trimmed.hasPrefix("+")
+        if international {
+            return (8...15).contains(digits.count) ? "+" + digits : nil
+        }
+        if digits.hasPrefix("00") {
+            digits.removeFirst(2)
+            return (8...15).contains(digits.count) ? "+" + digits : nil
+        }
+        guard let region = defaultRegion?.uppercased(), let plan = regions[region] else { return nil }
+        if let trunk = plan.trunk, digits.hasPrefix(trunk), !(plan.code == "1" && digits.count == 10) {
+            digits.removeFirst(trunk.count)
+        }
+        guard digits.count >= 5 else { return nil }
+        let number = plan.code + digits
+        return number.count <= 15 ? "+" + number : nil
+    }
+}
