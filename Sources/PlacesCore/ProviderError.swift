@@ -66,12 +66,17 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
 public enum Redaction {
     public static let placeholder = "[REDACTED]"
 
+    /// RFC 3986 unreserved characters: what a URL-encoder leaves as is.
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     public static func scrub(_ text: String, secrets: [String]) -> String {
         var result = text
         for secret in secrets where secret.count >= 4 {
             result = result.replacingOccurrences(of: secret, with: placeholder)
-            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
-                result = result.replacingOccurrences(of: encoded, with: placeholder)
+            // Upstreams echo keys back URL-encoded, in either case of hex digits.
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: unreserved), encoded != secret {
+                result = result.replacingOccurrences(of: encoded, with: placeholder, options: .caseInsensitive)
             }
         }
         return result

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import PlacesCore
+
+@Suite struct CoordinateParsingTests {
+    @Test func parsesDecimalDegreesWithOptionalSpaces() throws {
+        let c = try Coordinate(parsing: " 60.1699 , 24.9384 ")
+        #expect(c.latitude == 60.1699)
+        #expect(c.longitude == 24.9384)
+    }
+
+    @Test(arguments: [
+        ("91,200", "latitude 91 is outside -90…90"),
+        ("45,200", "longitude 200 is outside -180…180"),
+        ("abc", "expected LAT,LON"),
+        ("60.1", "expected LAT,LON"),
+        ("60.1,24.9,3", "expected LAT,LON"),
+        ("nan,24", "finite"),
+    ])
+    func rejectsMalformedInputWithAReason(input: String, reason: String) {
+        #expect {
+            try Coordinate(parsing: input)
+        } throws: { error in
+            let message = (error as? InputError)?.message ?? ""
+            return message.contains(reason) && message.contains("'\(input)'")
+        }
+    }
+
+    @Test func placeIDKeepsColonsInTheNativePart() throws {
+        let id = try PlaceID(parsing: "google:places/ChIJ:x")
+        #expect(id.provider == "google")
+        #expect(id.nativeID == "places/ChIJ:x")
+        #expect(id.description == "google:places/ChIJ:x")
+        #expect(throws: InputError.self) { try PlaceID(parsing: "node1234") }
+        #expect(throws: InputError.self) { try PlaceID(parsing: "osm:") }
+    }
+}
+
+@Suite struct GeoMathTests {
+    let helsinkiCathedral = Coordinate(latitude: 60.170_278, longitude: 24.952_222)
+    let railwayStation = Coordinate(latitude: 60.171_111, longitude: 24.941_389)
+
+    @Test func distanceMatchesKnownFigures() {
+        // About 600 m between the cathedral and the railway station.
+        let d = GeoMath.distance(helsinkiCathedral, railwayStation)
+        #expect(abs(d - 602) < 5)
+        // One degree of latitude is ~111.2 km on the mean sphere.
+        let oneDegree = GeoMath.distance(Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 1, longitude: 0))
+        #expect(abs(oneDegree - 111_195) < 5)
+        #expect(GeoMath.distance(railwayStation, railwayStation) == 0)
+    }
+
+    @Test func bearingAndCompassPoint() {
+        let bearing = GeoMath.bearing(from: railwayStation, to: helsinkiCathedral)
+        #expect(bearing > 80 && bearing < 100)
+        #expect(GeoMath.compassPoint(bearing) == "E")
+        #expect(GeoMath.compassPoint(359) == "N")
+        #expect(GeoMath.compassPoint(225) == "SW")
+    }
+
+    @Test func boundingBoxContainsTheWholeCircle() {
+        let box = GeoMath.boundingBox(around: railwayStation, radius: 1_000)
+        for bearing in stride(from: 0.0, to: 360, by: 30) {
+            let rad = bearing * .pi / 180
+            let dLat = 999 * cos(rad) / 111_195
+            let dLon = 999 * sin(rad) / (111_195 * cos(railwayStation.latitude * .pi / 180))
+            let p = Coordinate(latitude: railwayStation.latitude + dLat, longitude: railwayStation.longitude + dLon)
+            #expect(box.contains(p))
+        }
+    }
+}

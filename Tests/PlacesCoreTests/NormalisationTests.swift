@@ -1,0 +1,63 @@
+import Testing
+@testable import PlacesCore
+
+@Suite struct PhoneNumberTests {
+    @Test(arguments: [
+        ("310/246-1501", "US", "+13102461501"),
+        ("+1 310-246-1501", nil, "+13102461501"),
+        ("1 (310) 246-1501", "US", "+13102461501"),
+        ("09 123 4567", "FI", "+35891234567"),
+        ("+358 40 123 4567", "FI", "+358401234567"),
+        ("00358 40 123 4567", nil, "+358401234567"),
+        ("020 7946 0958 ext. 12", "GB", "+442079460958"),
+    ] as [(String, String?, String)])
+    func normalisesToE164(raw: String, region: String?, expected: String) {
+        #expect(PhoneNumber.e164(raw, defaultRegion: region) == expected)
+    }
+
+    @Test func nationalNumbersNeedARegion() {
+        #expect(PhoneNumber.e164("09 123 4567") == nil)
+        #expect(PhoneNumber.e164("12", defaultRegion: "FI") == nil)
+    }
+}
+
+@Suite struct TextAndCategoryTests {
+    @Test func foldingRemovesAccentsAndCase() {
+        #expect(TextFolding.fold("Café Ekberg") == "cafe ekberg")
+        #expect(TextFolding.fold("Kämp Ø Straße") == "kamp o strasse")
+        #expect(TextFolding.fold("Joe\u{2019}s") == "joe's")
+    }
+
+    @Test func categoriesFromEveryProviderMeetInOneVocabulary() {
+        #expect(PlaceCategory.normalize("amenity=cafe") == "cafe")
+        #expect(PlaceCategory.normalize("coffee_shop") == "cafe")
+        #expect(PlaceCategory.normalize("Coffee Shop") == "cafe")
+        #expect(PlaceCategory.normalize("shop=bicycle") == "shop")
+        #expect(PlaceCategory.normalize("restaurants") == "restaurant")
+        #expect(PlaceCategory.normalize("italian_restaurant") == "restaurant")
+        #expect(PlaceCategory.normalize("amenity=bench") == nil)
+    }
+}
+
+@Suite struct MoneyTests {
+    @Test func pricesPerThousandAreExactMicroDollars() {
+        #expect(MicroDollars.perThousand(dollars: 17) == MicroDollars(17_000))
+        #expect(MicroDollars.perThousand(dollars: 2.83) == MicroDollars(2_830))
+        #expect(MicroDollars(17_000).description == "$0.017000")
+    }
+
+    @Test func parsesDollarAmounts() throws {
+        #expect(try MicroDollars(parsingDollars: "$0.05") == MicroDollars(50_000))
+        #expect(try MicroDollars(parsingDollars: "2") == MicroDollars(2_000_000))
+        #expect(throws: InputError.self) { try MicroDollars(parsingDollars: "-1") }
+        #expect(throws: InputError.self) { try MicroDollars(parsingDollars: "lots") }
+    }
+
+    @Test func redactionRemovesSecretsAndTheirEncodings() {
+        let error = ProviderError(provider: "google", kind: .authentication,
+                                  message: "API key not valid: AIza-secret/key+1 (AIza-secret%2Fkey%2B1)")
+        let scrubbed = error.redacting(["AIza-secret/key+1"]).description
+        #expect(!scrubbed.contains("AIza"))
+        #expect(scrubbed.hasPrefix("google: API key not valid"))
+    }
+}
