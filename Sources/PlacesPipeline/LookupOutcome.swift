@@ -1,0 +1,125 @@
+import Foundation
+import PlacesCore
+
+/// A `places lookup` question: which place, how much it may cost, and whether the network may be used.
+public struct LookupRequest: Sendable, Hashable {
+    /// Name, `--near`, optional address/phone, and the `--fields` that must be present to stop early.
+    public var query: MatchQuery
+    /// `--max-cost`: the most this one lookup may spend, on top of the ledger's limits.
+    public var maxCost: MicroDollars?
+    /// `--offline`: the cache and the local index only.
+    public var offline: Bool
+
+    public init(query: MatchQuery, maxCost: MicroDollars? = nil, offline: Bool = false) {
+        self.query = query
+        self.maxCost = maxCost
+        self.offline = offline
+    }
+}
+
+/// How a candidate compares with the question, in the pipeline's own terms (independent of the matcher's types).
+public enum LookupVerdict: String, Sendable, Hashable, Codable {
+    case match, review
+    case nonMatch = "non_match"
+}
+
+public struct CandidateScore: Sendable, Hashable, Codable {
+    public var score: Double
+    public var verdict: LookupVerdict
+    public var reasons: [String]
+
+    public init(score: Double, verdict: LookupVerdict, reasons: [String] = []) {
+        self.score = score
+        self.verdict = verdict
+        self.reasons = reasons
+    }
+}
+
+public enum CacheStatus: String, Sendable, Hashable, Codable {
+    case hit, miss, stale
+}
+
+/// Why the pipeline stopped asking providers.
+public enum StopReason: String, Sendable, Hashable, Codable {
+    /// A confident match with every requested field.
+    case accepted
+    case cacheHit = "cache_hit"
+    /// Every usable provider was asked.
+    case chainExhausted = "chain_exhausted"
+    /// Every provider failed and an expired entry was served.
+    case staleServed = "stale_served"
+}
+
+/// One candidate as `--explain` shows it.
+public struct ExplainedCandidate: Sendable, Hashable, Codable {
+    public var id: String
+    public var name: String
+    public var distanceMeters: Double?
+    public var score: CandidateScore
+}
+
+/// One step of a lookup, for `--explain`. Plain values so the server can return them too.
+public struct LookupStep: Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case cache, skipped, budgetDenied = "budget_denied", called, failed, accepted, merged, stopped
+    }
+
+    public var kind: Kind
+    public var provider: String?
+    public var message: String
+    public var cost: MicroDollars?
+    public var candidates: [ExplainedCandidate]
+
+    public init(_ kind: Kind, provider: String? = nil, _ message: String, cost: MicroDollars? = nil,
+                candidates: [ExplainedCandidate] = []) {
+        self.kind = kind
+        self.provider = provider
+        self.message = message
+        self.cost = cost
+        self.candidates = candidates
+    }
+
+    public var description: String {
+        var line = "\(kind.rawValue)"
+        if let provider { line += " \(provider)" }
+        line += ": \(message)"
+        if let cost { line += " [cost \(cost)]" }
+        for c in candidates {
+            let distance = c.distanceMeters.map { String(format: ", %.0f m", $0) } ?? ""
+            line += String(format: "\n    %@ %@ (%@%@) score %.3f %@", c.score.verdict.rawValue, c.name, c.id, distance,
+                           c.score.score, c.score.reasons.isEmpty ? "" : "— " + c.score.reasons.joined(separator: "; "))
+        }
+        return line
+    }
+}
+
+/// The answer to one lookup.
+public struct LookupOutcome: Sendable, Hashable {
+    /// The merged place; `nil` when no provider knew a plausible candidate.
+    public var place: Place?
+    /// The score of the answer against the question (`match` when accepted, `review` when only a doubtful candidate was found).
+    public var match: CandidateScore?
+    /// Money this lookup reserved (zero for cache hits and for calls inside a free allowance).
+    public var cost: MicroDollars
+    public var cache: CacheStatus
+    /// A paid provider was skipped because a limit or `--max-cost` would have been exceeded.
+    public var budgetExhausted: Bool
+    /// Why a paid provider was skipped, for the stderr note.
+    public var budgetNote: String?
+    public var stopReason: StopReason
+    /// Upstream calls made by this lookup, per provider.
+    public var calls: [String: Int]
+    /// Provider failures, already redacted.
+    public var errors: [String]
+    /// Shared another identical lookup's upstream work (single-flight); its cost was counted there.
+    public var coalesced: Bool
+    public var steps: [LookupStep]
+
+    public var isAccepted: Bool { match?.verdict == .match && place != nil }
+}
+
+/// What the cache stores for a lookup: the answer without the per-run details.
+struct CachedLookup: Codable, Sendable {
+    var place: Place?
+    var match: CandidateScore?
+}

@@ -1,0 +1,259 @@
+import BudgetLedger
+import Foundation
+import LookupCache
+import PlacesCore
+
+/// The lookup policy: what `[pipeline]` and `[cache]` in config.toml decide.
+public struct LookupPolicy: Sendable {
+    /// Coordinates in cache keys are snapped to this grid, so nearby repeats hit.
+    public var grid: CoordinateGrid
+    /// The longest an answer is cached; each entry gets the shorter of this and its providers' terms.
+    public var answerTTL: TimeInterval
+    /// How long "no such place" is remembered.
+    public var negativeTTL: TimeInterval
+    /// Providers `--offline` may use (the local index).
+    public var offlineProviders: Set<String>
+    public var merger: PlaceMerger
+
+    public init(grid: CoordinateGrid = CoordinateGrid(meters: 100), answerTTL: TimeInterval = 7 * 86_400,
+                negativeTTL: TimeInterval = 6 * 3_600, offlineProviders: Set<String> = ["local"],
+                merger: PlaceMerger = PlaceMerger()) {
+        self.grid = grid
+        self.answerTTL = answerTTL
+        self.negativeTTL = negativeTTL
+        self.offlineProviders = offlineProviders
+        self.merger = merger
+    }
+}
+
+/// Cheap first, fuzzy-checked, costly fallback under a budget, behind a TTL cache.
+///
+/// Providers are tried in increasing price for the requested fields (the configured chain order
+/// breaks ties). Each answer's candidates are scored against the question; a confident `match`
+/// that carries every requested field ends the lookup. Paid calls are reserved in the
+/// ``BudgetLedger`` first and refunded when the provider fails without billing. Concurrent
+/// identical lookups in one process share one run.
+///
+/// ```swift
+/// let pipeline = LookupPipeline(providers: [local, yelp, google], scorer: MatcherScorer(matcher: matcher),
+///                               cache: cache, ledger: ledger)
+/// let outcome = try await pipeline.lookup(LookupRequest(query: MatchQuery(name: "Maya Bar", near: here,
+///                                                                         fields: [.phone, .hours])))
+/// ```
+public final class LookupPipeline: Sendable {
+    public let providers: [any PlaceProvider]
+    public let scorer: any CandidateScorer
+    public let cache: LookupCacheStore?
+    public let ledger: BudgetLedger?
+    public let policy: LookupPolicy
+    private let clock: @Sendable () -> Date
+    private let flights = SingleFlight<LookupOutcome>()
+
+    public init(providers: [any PlaceProvider], scorer: any CandidateScorer, cache: LookupCacheStore?,
+                ledger: BudgetLedger?, policy: LookupPolicy = LookupPolicy(),
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.providers = providers
+        self.scorer = scorer
+        self.cache = cache
+        self.ledger = ledger
+        self.policy = policy
+        self.clock = clock
+    }
+
+    /// The cache key of a request: the canonical question with its coordinates on the grid.
+    public func cacheKey(_ request: LookupRequest) -> String {
+        "lookup|" + request.query.canonicalForm(grid: policy.grid)
+    }
+
+    public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
+        let flightKey = cacheKey(request) + "|max=\(request.maxCost?.value ?? -1)|offline=\(request.offline)"
+        let (outcome, leader) = try await flights.run(flightKey) { [self] in try await run(request) }
+        guard !leader else { return outcome }
+        var shared = outcome
+        shared.coalesced = true
+        shared.cost = .zero
+        shared.calls = [:]
+        return shared
+    }
+
+    /// The providers a request may use, cheapest first for its fields.
+    public func chain(for request: LookupRequest) -> [(provider: any PlaceProvider, quote: PriceQuote)] {
+        providers.enumerated()
+            .filter { !request.offline || policy.offlineProviders.contains($0.element.name) }
+            .filter { $0.element.capabilities.supports(.match) }
+            .map { (offset: $0.offset, provider: $0.element, quote: $0.element.price(of: .match, fields: request.query.fields)) }
+            .sorted { ($0.quote.cost, $0.offset) < ($1.quote.cost, $1.offset) }
+            .map { ($0.provider, $0.quote) }
+    }
+
+    private func run(_ request: LookupRequest) async throws -> LookupOutcome {
+        let query = request.query
+        let key = cacheKey(request)
+        var steps: [LookupStep] = []
+        var staleEntry: CachedEntry?
+
+        if let cache, let entry = try cache.entry(for: key) {
+            if entry.isFresh(at: clock()), let cached = try? JSONDecoder().decode(CachedLookup.self, from: entry.payload) {
+                steps.append(LookupStep(.cache, "hit (\(entry.kind.rawValue), stored \(iso(entry.storedAt)), expires \(iso(entry.expiresAt)))"))
+                steps.append(LookupStep(.stopped, "served from the cache; no provider called"))
+                return LookupOutcome(place: cached.place, match: cached.match, cost: .zero, cache: .hit,
+                                     budgetExhausted: false, budgetNote: nil, stopReason: .cacheHit, calls: [:],
+                                     errors: [], coalesced: false, steps: steps)
+            }
+            staleEntry = entry
+            steps.append(LookupStep(.cache, "expired \(iso(entry.expiresAt)); kept for stale-if-error"))
+        } else {
+            steps.append(LookupStep(.cache, cache == nil ? "disabled" : "miss"))
+        }
+
+        var matched: [Place] = []
+        var bestMatchScore: CandidateScore?
+        var bestOther: (place: Place, score: CandidateScore)?
+        var spent = MicroDollars.zero
+        var calls: [String: Int] = [:]
+        var errors: [String] = []
+        var budgetNote: String?
+        var stopReason = StopReason.chainExhausted
+        var merged: Place?
+
+        if request.offline {
+            steps.append(LookupStep(.skipped, "offline: only the cache and \(policy.offlineProviders.sorted().joined(separator: ", "))"))
+        }
+        for (provider, quote) in chain(for: request) {
+            // Per-lookup cap first: it needs no database.
+            if quote.cost > .zero, let maxCost = request.maxCost, spent + quote.cost > maxCost {
+                let note = "\(provider.name) skipped: a call costs \(quote.cost), --max-cost \(maxCost) leaves \(maxCost - spent)"
+                budgetNote = budgetNote ?? note
+                steps.append(LookupStep(.budgetDenied, provider: provider.name, note, cost: quote.cost))
+                continue
+            }
+            var reservation: Reservation?
+            if let ledger {
+                switch try ledger.reserve(provider: provider.name, quote: quote) {
+                case .granted(let granted): reservation = granted
+                case .denied(let denial):
+                    budgetNote = budgetNote ?? "\(provider.name) skipped: \(denial)"
+                    steps.append(LookupStep(.budgetDenied, provider: provider.name, denial.description, cost: quote.cost))
+                    continue
+                }
+            }
+            let charged = reservation?.cost ?? quote.cost
+            let candidates: [Place]
+            do {
+                calls[provider.name, default: 0] += 1
+                candidates = try await provider.match(query)
+                if let reservation { try ledger?.settle(reservation) }
+                spent = spent + charged
+            } catch {
+                let billed = (error as? ProviderError)?.wasBilled ?? false
+                if let reservation {
+                    if billed { try ledger?.settle(reservation) } else { try ledger?.refund(reservation) }
+                }
+                if billed { spent = spent + charged }
+                if let providerError = error as? ProviderError, providerError.kind == .unsupported {
+                    calls[provider.name, default: 0] -= 1
+                    steps.append(LookupStep(.skipped, provider: provider.name, providerError.message))
+                    continue
+                }
+                let message = (error as? ProviderError)?.description ?? "\(provider.name): \(error)"
+                errors.append(message)
+                steps.append(LookupStep(.failed, provider: provider.name,
+                                        message + (billed ? " (billed)" : reservation.map { $0.cost > .zero ? " (refunded)" : "" } ?? ""),
+                                        cost: billed ? charged : .zero))
+                continue
+            }
+
+            let scored = candidates.map { (place: $0, score: scorer.score(query, $0)) }
+                .sorted { $0.score.score > $1.score.score }
+            let quoteNote = quote.cost > .zero
+                ? "\(quote.sku)" + (reservation?.isFree == true ? " (free allowance)" : "") : quote.sku
+            steps.append(LookupStep(.called, provider: provider.name, "\(candidates.count) candidate(s), \(quoteNote)",
+                                    cost: charged, candidates: scored.prefix(5).map { explained($0.place, $0.score, query) }))
+            if let best = scored.first(where: { $0.score.verdict == .match }) {
+                matched.append(best.place)
+                if bestMatchScore.map({ best.score.score > $0.score }) ?? true { bestMatchScore = best.score }
+                merged = policy.merger.merge(matched, fetchedAt: clock())
+                let missing = query.fields.filter { !(merged?.has($0) ?? false) }.sorted()
+                if missing.isEmpty {
+                    steps.append(LookupStep(.accepted, provider: provider.name,
+                                            "confident match with every requested field"))
+                    stopReason = .accepted
+                    break
+                }
+                steps.append(LookupStep(.skipped, provider: provider.name,
+                                        "match lacks \(missing.map(\.rawValue).joined(separator: ",")); trying the next provider"))
+            } else if let best = scored.first, bestOther.map({ best.score.score > $0.score.score }) ?? true {
+                bestOther = (best.place, best.score)
+            }
+        }
+
+        let budgetExhausted = budgetNote != nil && stopReason != .accepted
+        var outcome = LookupOutcome(
+            place: merged, match: merged == nil ? nil : bestMatchScore, cost: spent, cache: .miss,
+            budgetExhausted: budgetExhausted, budgetNote: budgetExhausted ? budgetNote : nil, stopReason: stopReason,
+            calls: calls, errors: errors, coalesced: false, steps: steps)
+        if merged == nil, let bestOther, bestOther.score.verdict == .review {
+            outcome.place = bestOther.place
+            outcome.match = bestOther.score
+        }
+
+        if merged == nil, !errors.isEmpty, let staleEntry, staleEntry.kind == .answer,
+           let cached = try? JSONDecoder().decode(CachedLookup.self, from: staleEntry.payload) {
+            outcome.place = cached.place
+            outcome.match = cached.match
+            outcome.cache = .stale
+            outcome.stopReason = .staleServed
+            outcome.steps.append(LookupStep(.stopped, "every provider failed; serving the expired entry stored \(iso(staleEntry.storedAt)) as stale"))
+            return outcome
+        }
+
+        try store(outcome, merged: merged, matchedProviders: matched, key: key, errors: errors,
+                  budgetExhausted: budgetExhausted, steps: &outcome.steps)
+        outcome.steps.append(LookupStep(.stopped, stopExplanation(outcome)))
+        return outcome
+    }
+
+    /// Caches accepted answers and clean "no such place" answers; never errors, never answers cut short by the budget.
+    private func store(_ outcome: LookupOutcome, merged: Place?, matchedProviders: [Place], key: String, errors: [String],
+                       budgetExhausted: Bool, steps: inout [LookupStep]) throws {
+        guard let cache else { return }
+        guard errors.isEmpty else {
+            steps.append(LookupStep(.cache, "not stored: a provider failed, and errors are never cached"))
+            return
+        }
+        guard !budgetExhausted else {
+            steps.append(LookupStep(.cache, "not stored: the budget cut the lookup short"))
+            return
+        }
+        let contributors = Set(merged.map { $0.provenance.values.map(\.provider) } ?? [])
+        let termsTTL = providers.filter { contributors.contains($0.name) }.compactMap(\.cacheTerms.wholeAnswer).min()
+        if let merged {
+            let ttl = min(policy.answerTTL, termsTTL ?? .infinity)
+            let payload = try JSONEncoder().encode(CachedLookup(place: merged, match: outcome.match))
+            try cache.store(key: key, kind: .answer, payload: payload, providers: Array(contributors), ttl: ttl)
+            steps.append(LookupStep(.cache, ttl > 0 ? "stored answer for \(Int(ttl)) s" : "not stored: the providers' terms allow no caching"))
+        } else {
+            let payload = try JSONEncoder().encode(CachedLookup(place: nil, match: nil))
+            let asked = outcome.calls.keys.sorted()
+            try cache.store(key: key, kind: .negative, payload: payload, providers: asked, ttl: policy.negativeTTL)
+            steps.append(LookupStep(.cache, "stored \"no such place\" for \(Int(policy.negativeTTL)) s"))
+        }
+    }
+
+    private func stopExplanation(_ outcome: LookupOutcome) -> String {
+        switch outcome.stopReason {
+        case .accepted: "accepted \(outcome.place?.id.description ?? "?"); spent \(outcome.cost)"
+        case .chainExhausted where outcome.budgetExhausted:
+            "budget exhausted: returning the best cheap result; spent \(outcome.cost)"
+        case .chainExhausted: "no more providers to ask; spent \(outcome.cost)"
+        case .cacheHit, .staleServed: "served from the cache"
+        }
+    }
+
+    private func explained(_ place: Place, _ score: CandidateScore, _ query: MatchQuery) -> ExplainedCandidate {
+        ExplainedCandidate(id: place.id.description, name: place.name,
+                           distanceMeters: query.near.map { GeoMath.distance($0, place.coordinate) }, score: score)
+    }
+
+    private func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+}
