@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+import PlacesCore
+
+/// Inserts into the index inside the one transaction ``PlaceIndexStore/write(_:)`` opened.
+/// Only valid inside that closure.
+public final class PlaceIndexWriter {
+    let db: Database
+    private let now = Date().timeIntervalSince1970
+
+    init(db: Database) { self.db = db }
+
+    /// Removes everything an earlier import of `source` added, so a re-import replaces rather than duplicates.
+    public func removeSource(_ source: String) throws {
+        try db.execute(sql: """
+            DELETE FROM place_fts WHERE rowid IN (SELECT rowid FROM place WHERE source = ?1);
+            DELETE FROM place_rtree WHERE id IN (SELECT rowid FROM place WHERE source = ?1);
+            DELETE FROM place WHERE source = ?1;
+            DELETE FROM city_rtree WHERE id IN (SELECT geonameid FROM city WHERE source = ?1);
+            DELETE FROM city WHERE source = ?1;
+            DELETE FROM source WHERE name = ?1;
+            """, arguments: [source])
+    }
+
+    /// Records that `source` was imported, for `places import` listings and provenance.
+    public func recordSource(_ source: String, kind: String, places: Int, cities: Int) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO source (name, kind, imported_at, places, cities) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [source, kind, now, places, cities])
+    }
+
+    /// Adds or replaces one place. `keywords` are extra searchable words (category values, ASCII names).
+    public func insert(_ place: Place, kind: IndexedPlaceKind, source: String, keywords: [String] = []) throws {
+        let id = place.id.description
+        if let existing = try Int64.fetchOne(db.cachedStatement(sql: "SELECT rowid FROM place WHERE id = ?"), arguments: [id]) {
+            try deletePlace(rowid: existing)
+        }
+        let a = place.address
+        try db.cachedStatement(sql: """
+            INSERT INTO place (id, source, kind, name, folded_name, lat, lon, category, categories, brand, folded_brand,
+                phone, website, opening_hours, time_zone, house_number, street, unit, postcode, city, district, region,
+                country_code, attribution, imported_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                id, source, kind.rawValue, place.name, TextFolding.fold(place.name),
+                place.coordinate.latitude, place.coordinate.longitude, place.category,
+                place.categories.joined(separator: "\n"), place.brand, place.brand.map(TextFolding.fold),
+                place.phone, place.website, place.openingHoursText, place.timeZone,
+                a?.houseNumber, a?.street, a?.unit, a?.postcode, a?.city, a?.district, a?.region, a?.countryCode,
+                place.attribution, now,
+            ])
+        let rowid = db.lastInsertedRowID
+        let lat = place.coordinate.latitude, lon = place.coordinate.longitude
+        try db.cachedStatement(sql: "INSERT INTO place_rtree (id, min_lat, max_lat, min_lon, max_lon) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [rowid, lat, lat, lon, lon])
+        if kind != .address {
+            try db.cachedStatement(sql: "INSERT INTO place_fts (rowid, name, brand, keywords) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [rowid, place.name, place.brand, keywords.joined(separator: " ")])
+        }
+    }
+
+    /// Adds or replaces one GeoNames city in the reverse-geocoding table (its searchable ``Place`` is inserted separately).
+    public func insert(_ city: IndexedCity, source: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM city_rtree WHERE id = ?").execute(arguments: [city.geonameID])
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO city (geonameid, source, name, ascii_name, lat, lon, feature_code, country_code, admin1,
+                population, time_zone)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                city.geonameID, source, city.name, city.asciiName, city.coordinate.latitude, city.coordinate.longitude,
+                city.featureCode, city.countryCode, city.admin1, city.population, city.timeZone,
+            ])
+        let lat = city.coordinate.latitude, lon = city.coordinate.longitude
+        try db.cachedStatement(sql: "INSERT INTO city_rtree (id, min_lat, max_lat, min_lon, max_lon) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [city.geonameID, lat, lat, lon, lon])
+    }
+
+    /// The city reverse geocoding would name for `coordinate`, from what is already in the index
+    /// (including this transaction's inserts).
+    public func city(near coordinate: Coordinate) throws -> IndexedCity? {
+        try CityLookup.best(near: coordinate, in: db)
+    }
+
+    private func deletePlace(rowid: Int64) throws {
+        try db.cachedStatement(sql: "DELETE FROM place_fts WHERE rowid = ?").execute(arguments: [rowid])
+        try db.cachedStatement(sql: "DELETE FROM place_rtree WHERE id = ?").execute(arguments: [rowid])
+        try db.cachedStatement(sql: "DELETE FROM place WHERE rowid = ?").execute(arguments: [rowid])
+    }
+}

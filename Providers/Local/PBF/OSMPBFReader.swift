@@ -1,0 +1,204 @@
+import Foundation
+import PlacesCore
+
+/// A native reader of OpenStreetMap `.osm.pbf` extracts (the Geofabrik download format).
+///
+/// The file is memory-mapped and read block by block: 4-byte big-endian `BlobHeader` length, the
+/// `BlobHeader`, then a `Blob` holding raw or zlib-compressed data. The first block is the
+/// `OSMHeader`; the rest are `OSMData` primitive blocks with dense nodes, ways and relations.
+///
+/// ```swift
+/// let reader = try OSMPBFReader(url: URL(fileURLWithPath: "helsinki.osm.pbf"))
+/// try reader.forEachElement { element in
+///     if let hours = element.tags["opening_hours"] { print(element.type, element.id, hours) }
+/// }
+/// ```
+///
+/// Broken input throws an ``InputError`` naming the file and what broke
+/// ("helsinki.osm.pbf: truncated blob at offset 123456"); it never traps or loops.
+public struct OSMPBFReader: Sendable {
+    public let url: URL
+    public let header: OSMHeader
+    private let data: Data
+    /// Where the first `OSMData` block starts.
+    private let dataStart: Int
+
+    /// Features this reader implements; a file requiring anything else is refused up front.
+    public static let supportedFeatures: Set<String> = ["OsmSchema-V0.6", "DenseNodes", "HistoricalInformation"]
+
+    public init(url: URL) throws {
+        self.url = url
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw InputError("\(url.lastPathComponent): cannot read the file (\(error.localizedDescription))")
+        }
+        self.data = data
+        let fileName = url.lastPathComponent
+        let parsed: (OSMHeader, Int) = try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
+            var offset = 0
+            guard let block = try Self.nextBlock(in: bytes, at: &offset, fileName: fileName) else {
+                throw InputError("\(fileName): empty file, not an .osm.pbf extract")
+            }
+            guard block.type == "OSMHeader" else {
+                throw InputError("\(fileName): first block is '\(block.type)', not OSMHeader; is this an .osm.pbf extract?")
+            }
+            let payload = try Self.payload(of: block, in: bytes, fileName: fileName)
+            let header: OSMHeader
+            do {
+                header = try payload.withUnsafeBytes { raw in try Self.parseHeader(raw) }
+            } catch let error as ProtobufError {
+                throw InputError("\(fileName): corrupt OSMHeader block at offset \(block.offset): \(error)")
+            }
+            let unsupported = header.requiredFeatures.filter { !Self.supportedFeatures.contains($0) }
+            guard unsupported.isEmpty else {
+                throw InputError("\(fileName): requires features this reader does not support: \(unsupported.joined(separator: ", "))")
+            }
+            return (header, offset)
+        }
+        self.header = parsed.0
+        self.dataStart = parsed.1
+    }
+
+    public var fileSize: Int { data.count }
+
+    /// Calls `body` for every node, way and relation in file order.
+    /// - Parameter progress: receives (bytes read, total bytes) after each block.
+    public func forEachElement(
+        progress: ((Int, Int) -> Void)? = nil,
+        _ body: (OSMElement) throws -> Void
+    ) throws {
+        let fileName = url.lastPathComponent
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var offset = dataStart
+            while let block = try Self.nextBlock(in: bytes, at: &offset, fileName: fileName) {
+                guard block.type == "OSMData" else { continue }  // Unknown blocks are skippable by spec.
+                let payload = try Self.payload(of: block, in: bytes, fileName: fileName)
+                try payload.withUnsafeBytes { raw in
+                    do {
+                        try PrimitiveBlockDecoder.decode(raw, body)
+                    } catch let error as ProtobufError {
+                        throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
+                    }
+                }
+                progress?(offset, bytes.count)
+            }
+        }
+    }
+
+    // MARK: Framing
+
+    private struct Block {
+        var type: String
+        /// Offset of the block's 4-byte length prefix, for error messages.
+        var offset: Int
+        var blobRange: Range<Int>
+    }
+
+    private static func nextBlock(in bytes: UnsafeRawBufferPointer, at offset: inout Int, fileName: String) throws(InputError) -> Block? {
+        let start = offset
+        guard start < bytes.count else { return nil }
+        guard bytes.count - start >= 4 else { throw InputError("\(fileName): truncated block header at offset \(start)") }
+        let headerLength = Int(bytes[start]) << 24 | Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
+        guard headerLength > 0, headerLength <= 64 << 10 else {
+            throw InputError("\(fileName): corrupt block header length \(headerLength) at offset \(start)")
+        }
+        guard bytes.count - start - 4 >= headerLength else {
+            throw InputError("\(fileName): truncated block header at offset \(start)")
+        }
+        var cursor = ProtobufCursor(UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<(start + 4 + headerLength)]))
+        var type: String?
+        var dataSize: Int?
+        do {
+            while !cursor.isAtEnd {
+                let key = try cursor.readKey()
+                switch (key.field, key.wireType) {
+                case (1, 2): type = try cursor.readString()
+                case (3, 0): dataSize = Int(truncatingIfNeeded: try cursor.readVarint())
+                default: try cursor.skip(wireType: key.wireType)
+                }
+            }
+        } catch {
+            throw InputError("\(fileName): corrupt block header at offset \(start): \(error)")
+        }
+        guard let type, let dataSize, dataSize >= 0, dataSize <= 64 << 20 else {
+            throw InputError("\(fileName): corrupt block header at offset \(start): missing type or size")
+        }
+        let blobStart = start + 4 + headerLength
+        guard bytes.count - blobStart >= dataSize else {
+            throw InputError("\(fileName): truncated blob at offset \(blobStart) (needs \(dataSize) bytes, \(bytes.count - blobStart) left)")
+        }
+        offset = blobStart + dataSize
+        return Block(type: type, offset: start, blobRange: blobStart..<(blobStart + dataSize))
+    }
+
+    /// The blob's uncompressed content.
+    private static func payload(of block: Block, in bytes: UnsafeRawBufferPointer, fileName: String) throws(InputError) -> [UInt8] {
+        var cursor = ProtobufCursor(UnsafeRawBufferPointer(rebasing: bytes[block.blobRange]))
+        var raw: UnsafeRawBufferPointer?
+        var zlib: UnsafeRawBufferPointer?
+        var rawSize: Int?
+        var otherCompression: String?
+        do {
+            while !cursor.isAtEnd {
+                let key = try cursor.readKey()
+                switch (key.field, key.wireType) {
+                case (1, 2): raw = try cursor.readBytes()
+                case (2, 0): rawSize = Int(truncatingIfNeeded: try cursor.readVarint())
+                case (3, 2): zlib = try cursor.readBytes()
+                case (4, 2), (5, 2), (6, 2), (7, 2):
+                    otherCompression = [4: "lzma", 5: "bzip2", 6: "lz4", 7: "zstd"][key.field]
+                    try cursor.skip(wireType: key.wireType)
+                default: try cursor.skip(wireType: key.wireType)
+                }
+            }
+        } catch {
+            throw InputError("\(fileName): corrupt blob at offset \(block.blobRange.lowerBound): \(error)")
+        }
+        if let raw { return Array(raw) }
+        if let zlib {
+            guard let rawSize else {
+                throw InputError("\(fileName): corrupt blob at offset \(block.blobRange.lowerBound): compressed data without raw_size")
+            }
+            do {
+                return try Inflater.inflate(zlib, framing: .zlib, expectedSize: rawSize)
+            } catch {
+                throw InputError("\(fileName): corrupt blob at offset \(block.blobRange.lowerBound): \(error)")
+            }
+        }
+        if let otherCompression {
+            throw InputError("\(fileName): blob at offset \(block.blobRange.lowerBound) uses \(otherCompression) compression; only raw and zlib are supported")
+        }
+        throw InputError("\(fileName): corrupt blob at offset \(block.blobRange.lowerBound): no data")
+    }
+
+    private static func parseHeader(_ raw: UnsafeRawBufferPointer) throws(ProtobufError) -> OSMHeader {
+        var cursor = ProtobufCursor(raw)
+        var header = OSMHeader(boundingBox: nil, requiredFeatures: [], optionalFeatures: [], writingProgram: nil)
+        while !cursor.isAtEnd {
+            let key = try cursor.readKey()
+            switch (key.field, key.wireType) {
+            case (1, 2):
+                var box = try cursor.readMessage()
+                var values = [Int64](repeating: 0, count: 5)
+                while !box.isAtEnd {
+                    let boxKey = try box.readKey()
+                    if (1...4).contains(boxKey.field), boxKey.wireType == 0 {
+                        values[boxKey.field] = try box.readSignedVarint()
+                    } else {
+                        try box.skip(wireType: boxKey.wireType)
+                    }
+                }
+                header.boundingBox = OSMBoundingBox(
+                    minLongitude: Double(values[1]) * 1e-9, minLatitude: Double(values[4]) * 1e-9,
+                    maxLongitude: Double(values[2]) * 1e-9, maxLatitude: Double(values[3]) * 1e-9)
+            case (4, 2): header.requiredFeatures.append(try cursor.readString())
+            case (5, 2): header.optionalFeatures.append(try cursor.readString())
+            case (16, 2): header.writingProgram = try cursor.readString()
+            default: try cursor.skip(wireType: key.wireType)
+            }
+        }
+        return header
+    }
+}

@@ -1,0 +1,111 @@
+import CZlib
+
+/// zlib's inflate over in-memory input, in the three framings places meets: zlib (PBF blobs),
+/// gzip (`.txt.gz`) and raw deflate (`.zip` entries).
+enum Inflater {
+    enum Framing {
+        case zlib, gzip, rawDeflate
+
+        var windowBits: Int32 {
+            switch self {
+            case .zlib: 15
+            case .gzip: 16 + 15
+            case .rawDeflate: -15
+            }
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Inflates a whole buffer whose uncompressed size is known (a PBF blob's `raw_size`).
+    static func inflate(_ input: UnsafeRawBufferPointer, framing: Framing, expectedSize: Int) throws -> [UInt8] {
+        guard expectedSize >= 0, expectedSize <= 64 << 20 else {
+            throw Failure(description: "implausible uncompressed size \(expectedSize)")
+        }
+        var output = [UInt8](repeating: 0, count: expectedSize)
+        var produced = 0
+        try output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) throws in
+            _ = try run(input, framing: framing, stopAtStreamEnd: true) { chunk throws(Failure) in
+                guard produced + chunk.count <= expectedSize else {
+                    throw Failure(description: "inflates to more than the declared \(expectedSize) bytes")
+                }
+                out.baseAddress!.advanced(by: produced).copyMemory(from: chunk.baseAddress!, byteCount: chunk.count)
+                produced += chunk.count
+            }
+        }
+        guard produced == expectedSize else {
+            throw Failure(description: "inflates to \(produced) bytes, not the declared \(expectedSize)")
+        }
+        return output
+    }
+
+    /// Streams the inflated bytes to `sink` in chunks. With `stopAtStreamEnd` false, concatenated
+    /// gzip members (what `cat a.gz b.gz` makes) are read one after another.
+    /// - Returns: how many input bytes were consumed.
+    @discardableResult
+    static func run(
+        _ input: UnsafeRawBufferPointer, framing: Framing, stopAtStreamEnd: Bool,
+        sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) -> Int {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, framing.windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw Failure(description: "zlib could not start inflating")
+        }
+        defer { inflateEnd(&stream) }
+        let chunkSize = 256 << 10
+        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        guard let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count > 0 else {
+            throw Failure(description: "compressed data is empty")
+        }
+        var consumed = 0
+        stream.next_in = UnsafeMutablePointer(mutating: base)
+        // zlib counts input in UInt32; feed huge inputs in slices.
+        func refill() {
+            let remaining = input.count - consumed
+            let slice = min(remaining, Int(UInt32.max >> 1))
+            stream.next_in = UnsafeMutablePointer(mutating: base + consumed)
+            stream.avail_in = UInt32(slice)
+        }
+        refill()
+        while true {
+            stream.next_out = chunk
+            stream.avail_out = UInt32(chunkSize)
+            let before = stream.avail_in
+            let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+            consumed += Int(before - stream.avail_in)
+            let produced = chunkSize - Int(stream.avail_out)
+            if produced > 0 { try sink(UnsafeRawBufferPointer(start: chunk, count: produced)) }
+            switch status {
+            case Z_OK:
+                if stream.avail_in == 0 {
+                    if consumed >= input.count {
+                        if produced == 0 { throw Failure(description: "compressed data ends early (truncated?)") }
+                    } else {
+                        refill()
+                    }
+                }
+            case Z_STREAM_END:
+                if stopAtStreamEnd || consumed >= input.count { return consumed }
+                // Another gzip member follows, unless the rest is padding.
+                if input[consumed...].allSatisfy({ $0 == 0 }) { return input.count }
+                guard inflateReset(&stream) == Z_OK else { throw Failure(description: "zlib could not restart") }
+                refill()
+            case Z_BUF_ERROR:
+                if stream.avail_in == 0, consumed >= input.count {
+                    throw Failure(description: "compressed data ends early (truncated?)")
+                }
+                if produced == 0 { throw Failure(description: "zlib made no progress") }
+            case Z_DATA_ERROR:
+                let message = stream.msg.map { String(cString: $0) } ?? "invalid data"
+                throw Failure(description: "corrupt compressed data (\(message))")
+            case Z_MEM_ERROR:
+                throw Failure(description: "zlib ran out of memory")
+            default:
+                throw Failure(description: "zlib error \(status)")
+            }
+        }
+    }
+}
