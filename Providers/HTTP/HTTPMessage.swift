@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request to a provider, before the client adds its `User-Agent` and sends it.
+public struct HTTPRequest: Sendable, Hashable {
+    public enum Method: String, Sendable { case get = "GET", post = "POST" }
+
+    public var method: Method
+    public var url: URL
+    public var headers: [String: String]
+    public var body: Data?
+
+    public init(method: Method, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Builds `base` + `path` + query items, leaving out items whose value is `nil`.
+    public static func url(base: URL, path: String, query: [(String, String?)] = []) -> URL {
+        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+        let basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        components.percentEncodedPath = basePath + path
+        let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        if !items.isEmpty {
+            components.queryItems = items
+            // `+` in a query value means a space to most servers; encode it so "A+B Cafe" survives.
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        }
+        return components.url!
+    }
+}
+
+/// A provider's answer: status, headers (looked up case-insensitively) and the raw body.
+public struct HTTPResponse: Sendable, Hashable {
+    public var status: Int
+    /// Header names lower-cased.
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The body as text, cut to `limit` characters, for error messages.
+    public func bodySnippet(limit: Int = 120) -> String {
+        let text = String(decoding: body.prefix(limit * 4), as: UTF8.self)
+            .replacingOccurrences(of: "\n", with: " ")
+        return text.count > limit ? String(text.prefix(limit)) + "…" : text
+    }
+}
+
+/// What actually moves bytes. The real one is ``URLSessionTransport``; tests of the client's own
+/// logic may pass a closure-backed one.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest, timeout: TimeInterval) async throws(TransportFailure) -> HTTPResponse
+}
+
+/// Why no HTTP response arrived at all.
+public enum TransportFailure: Error, Sendable, Hashable {
+    case timedOut
+    /// Refused, reset, DNS, TLS: with the system's one-line reason.
+    case connection(String)
+    case cancelled
+}
+
+/// URLSession (libcurl on Linux). One session per client, so each provider's connections are reused.
+public struct URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+
+    public init(maximumConnectionsPerHost: Int = 16) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        session = URLSession(configuration: configuration)
+    }
+
+    public func send(_ request: HTTPRequest, timeout: TimeInterval) async throws(TransportFailure) -> HTTPResponse {
+        var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout)
+        urlRequest.httpMethod = request.method.rawValue
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.httpBody = request.body
+        do {
+            let (data, response) = try await session.data(for: urlRequest)
+            guard let http = response as? HTTPURLResponse else { throw TransportFailure.connection("not an HTTP response") }
+            var headers: [String: String] = [:]
+            for (key, value) in http.allHeaderFields {
+                if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
+            }
+            return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+        } catch let failure as TransportFailure {
+            throw failure
+        } catch is CancellationError {
+            throw .cancelled
+        } catch let error as URLError {
+            switch error.code {
+            case .timedOut: throw .timedOut
+            case .cancelled: throw .cancelled
+            default: throw .connection(Self.describe(error))
+            }
+        } catch {
+            throw .connection(error.localizedDescription)
+        }
+    }
+
+    private static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .cannotConnectToHost: "connection refused"
+        case .networkConnectionLost: "connection reset"
+        case .badServerResponse: "connection closed without a reply"
+        case .cannotFindHost, .dnsLookupFailed: "host not found"
+        case .notConnectedToInternet: "no network"
+        case .secureConnectionFailed, .serverCertificateUntrusted: "TLS handshake failed"
+        default: "network error \(error.code.rawValue)"
+        }
+    }
+}
