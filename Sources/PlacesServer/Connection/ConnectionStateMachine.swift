@@ -1,0 +1,138 @@
+import NIOCore
+
+/// What one connection does with each request, decided without I/O: the channel handler only
+/// carries out the returned ``Action``s (the postgres-nio pattern).
+public struct ConnectionStateMachine: Sendable {
+    public enum Action: Equatable, Sendable {
+        /// Send this reply, in request order.
+        case reply(RESPValue)
+        /// Send this reply, then close (QUIT, protocol errors).
+        case replyAndClose(RESPValue)
+        /// Ask the backend; the reply keeps this request's place in the order.
+        case execute(BackendCall)
+        /// Build `INFO` (or `STATS` when `json` is true) from the server's counters and the backend.
+        case report(sections: [String], json: Bool)
+        /// Close without a reply: something that is not a Redis client (an HTTP request) is talking.
+        case drop(reason: String)
+        /// Nothing to do: the connection is already closing.
+        case ignore
+    }
+
+    private enum State: Sendable {
+        case awaitingAuth
+        case ready
+        case closing
+    }
+
+    private var state: State
+    private let password: [UInt8]?
+    private var sawFirstRequest = false
+
+    /// - Parameter password: when set, every command but AUTH, HELLO and QUIT answers `-NOAUTH` until it is given.
+    public init(password: [UInt8]?) {
+        self.password = password
+        state = password == nil ? .ready : .awaitingAuth
+    }
+
+    public var isAuthenticated: Bool {
+        if case .awaitingAuth = state { return false }
+        return true
+    }
+
+    public var isClosing: Bool {
+        if case .closing = state { return true }
+        return false
+    }
+
+    public mutating func received(_ request: RESPRequest) -> Action {
+        if case .closing = state { return .ignore }
+        defer { sawFirstRequest = true }
+        if let reason = Self.httpProbe(request, first: !sawFirstRequest) {
+            state = .closing
+            return .drop(reason: reason)
+        }
+        let command: ServerCommand
+        do {
+            command = try ServerCommand.parse(request)
+        } catch {
+            if case .awaitingAuth = state { return .reply(Self.noAuth) }
+            return .reply(.error(error.message))
+        }
+        if case .awaitingAuth = state {
+            switch command {
+            case .auth, .quit, .hello:
+                break
+            default:
+                return .reply(Self.noAuth)
+            }
+        }
+        switch command {
+        case .ping(let message): return .reply(message.map { .bulk($0) } ?? .simpleString("PONG"))
+        case .echo(let message): return .reply(.bulk(message))
+        case .auth(let username, let given):
+            guard let password else { return .reply(.error(Self.noPasswordConfigured)) }
+            guard username == nil || username == "default", Self.constantTimeEqual(given, password) else {
+                return .reply(.error("WRONGPASS invalid username-password pair or user is disabled."))
+            }
+            state = .ready
+            return .reply(.ok)
+        case .quit:
+            state = .closing
+            return .replyAndClose(.ok)
+        case .hello:
+            return .reply(.error("NOPROTO this server speaks RESP2 only; continue with RESP2"))
+        case .command(.count): return .reply(.integer(CommandCatalog.all.count))
+        case .command: return .reply(.array([]))
+        case .configGet: return .reply(.array([]))
+        case .client: return .reply(.ok)
+        case .help: return .reply(.array(CommandCatalog.helpLines.map { .simpleString($0) }))
+        case .info(let sections): return .report(sections: sections, json: false)
+        case .stats: return .report(sections: [], json: true)
+        case .backend(let call): return .execute(call)
+        }
+    }
+
+    /// A framing error: reply with it and close, since nothing after it on the stream can be trusted.
+    public mutating func protocolError(_ error: RESPProtocolError) -> Action {
+        if case .closing = state { return .ignore }
+        state = .closing
+        return .replyAndClose(.error(error.message))
+    }
+
+    /// The server is over its client limit: tell the client why, then close.
+    public mutating func rejectTooManyClients() -> Action {
+        state = .closing
+        return .replyAndClose(.error("ERR max number of clients reached"))
+    }
+
+    static let noAuth = RESPValue.error("NOAUTH Authentication required.")
+    static let noPasswordConfigured =
+        "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+
+    /// Compares every byte of the longer input whatever the contents, so timing says nothing about
+    /// how much of a guess was right.
+    static func constantTimeEqual(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: given.count ^ expected.count)
+        if given.count != expected.count { difference |= 1 }
+        let length = max(given.count, expected.count)
+        for i in 0..<length {
+            let a = i < given.count ? given[i] : 0
+            let b = i < expected.count ? expected[i] : 0
+            difference |= a ^ b
+        }
+        return difference == 0
+    }
+
+    /// An HTTP request sent to the port: `GET / HTTP/1.1`, `POST …`, or a `Host:` header line. Redis
+    /// treats these as a possible cross-protocol attack from a browser and drops the connection.
+    static func httpProbe(_ request: RESPRequest, first: Bool) -> String? {
+        guard let firstWord = request.arguments.first.map({ String(buffer: $0).uppercased() }) else { return nil }
+        if firstWord == "HOST:" { return "HTTP header 'Host:' received" }
+        if firstWord == "POST" { return "HTTP 'POST' request received" }
+        if ["GET", "PUT", "HEAD"].contains(firstWord),
+           request.arguments.dropFirst().contains(where: { String(buffer: $0).uppercased().hasPrefix("HTTP/") }) {
+            return "HTTP '\(firstWord)' request received"
+        }
+        return nil
+    }
+}

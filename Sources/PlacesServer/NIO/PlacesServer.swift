@@ -1,0 +1,92 @@
+import Logging
+import NIOCore
+import NIOExtras
+import NIOPosix
+import ServiceLifecycle
+
+/// The Redis-protocol server as a swift-service-lifecycle `Service`: run it in a `ServiceGroup` and
+/// SIGTERM/SIGINT stop accepting, let the requests in flight finish, close the connections and return.
+///
+/// ```swift
+/// let server = PlacesServer(configuration: ServerConfiguration(port: 7878), backend: backend, logger: logger)
+/// let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+/// try await group.run()
+/// ```
+public final class PlacesServer: Service, Sendable {
+    public let configuration: ServerConfiguration
+    public let metrics = ServerMetrics()
+    private let backend: any ServerBackend
+    private let logger: Logger
+    private let onListening: @Sendable (SocketAddress) -> Void
+
+    /// - Parameter onListening: called once with the bound address (with `port: 0`, the port the OS chose).
+    public init(configuration: ServerConfiguration, backend: any ServerBackend, logger: Logger,
+                onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }) {
+        self.configuration = configuration
+        self.backend = backend
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    public func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopCount))
+        do {
+            try await serve(on: group)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        try await group.shutdownGracefully()
+    }
+
+    private func serve(on group: MultiThreadedEventLoopGroup) async throws {
+        let quiesce = ServerQuiescingHelper(group: group)
+        let configuration = self.configuration
+        let logger = self.logger
+        let executor = CommandExecutor(backend: backend, metrics: metrics, configuration: configuration, logger: logger)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 512)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelOption(.writeBufferWaterMark, value: .init(
+                low: configuration.writeBufferHighWatermark / 2, high: configuration.writeBufferHighWatermark))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if configuration.idleTimeoutSeconds > 0 {
+                        try sync.addHandler(IdleStateHandler(allTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))))
+                    }
+                    try sync.addHandler(RESPConnectionHandler(executor: executor, configuration: configuration, logger: logger))
+                }
+            }
+        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        let address = channel.localAddress
+        logger.info("places serve listening", metadata: [
+            "address": "\(address.map { "\($0)" } ?? "?")",
+            "auth": "\(configuration.password == nil ? "off" : "on")",
+        ])
+        if let address { onListening(address) }
+
+        let fullyShutDown = channel.eventLoop.makePromise(of: Void.self)
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                try? await channel.closeFuture.get()
+                // Also reached when the listening socket fails on its own: stop the connections too.
+                quiesce.initiateShutdown(promise: fullyShutDown)
+                try? await fullyShutDown.futureResult.get()
+            } onCancel: {
+                quiesce.initiateShutdown(promise: nil)
+            }
+        } onGracefulShutdown: {
+            logger.info("shutting down: no new connections; finishing requests in flight")
+            quiesce.initiateShutdown(promise: nil)
+        }
+        logger.info("places serve stopped")
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// A request that breaks RESP framing or a limit. The connection answers with ``message`` as an
+/// error reply and then closes, as Redis does: after a framing error nothing that follows on the
+/// stream can be trusted.
+public struct RESPProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The reply text without the leading `-`, e.g. `ERR Protocol error: too big inline request`.
+    public let message: String
+
+    public init(_ detail: String) { message = "ERR Protocol error: \(detail)" }
+
+    public var description: String { message }
+
+    static let tooBigInline = RESPProtocolError("too big inline request")
+    static let tooBigMultibulkCount = RESPProtocolError("too big mbulk count string")
+    static let tooBigBulkCount = RESPProtocolError("too big bulk count string")
+    static let invalidMultibulkLength = RESPProtocolError("invalid multibulk length")
+    static let invalidBulkLength = RESPProtocolError("invalid bulk length")
+    static let unauthenticatedMultibulkLength = RESPProtocolError("unauthenticated multibulk length")
+    static let unauthenticatedBulkLength = RESPProtocolError("unauthenticated bulk length")
+    static let unbalancedQuotes = RESPProtocolError("unbalanced quotes in request")
+    static let missingBulkTerminator = RESPProtocolError("bulk string not terminated by CRLF")
+    static func expectedDollar(got byte: UInt8) -> RESPProtocolError {
+        let shown = (0x21...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "\\x%02x", byte)
+        return RESPProtocolError("expected '$', got '\(shown)'")
+    }
+}
