@@ -1,0 +1,92 @@
+import PlacesCore
+import Testing
+@testable import PlacesMatching
+
+@Suite struct PlaceMatcherTests {
+    let matcher = PlaceMatcher(thresholds: MatchThresholds(defaultRegion: "US"))
+    let carmine = Coordinate(latitude: 40.730580, longitude: -74.002150)
+
+    @Test func providerSpellingsOfOnePlaceMatch() {
+        let pairs: [(String, String)] = [
+            ("Joe's Pizza", "Joes Pizza"), ("The Cheesecake Factory", "Cheesecake Factory"),
+            ("Arts Delicatessen", "Art's Deli"), ("Hotel Bel-Air", "Bel-Air Hotel"), ("Café Ekberg", "CAFE EKBERG"),
+        ]
+        for (a, b) in pairs {
+            let result = matcher.compare(MatchRecord(id: "a", name: a, coordinate: carmine),
+                                         MatchRecord(id: "b", name: b, coordinate: moved(carmine, metres: 12)))
+            #expect(result.verdict == .match, "\(a) vs \(b): \(result.score) \(result.reasons)")
+        }
+    }
+
+    @Test func phoneFormatsAgreeInE164() {
+        let result = matcher.compare(MatchRecord(id: "a", name: "Hotel Bel-Air", phone: "310/246-1501"),
+                                     MatchRecord(id: "b", name: "Bel-Air Hotel", phone: "+1 310-246-1501"))
+        #expect(result.verdict == .match)
+        #expect(result.reasons.contains { $0.signal == .phone && $0.agreement == .agrees })
+    }
+
+    @Test func chainBranchesFarApartDoNotMatch() {
+        let a = MatchRecord(id: "a", name: "Starbucks", address: "100 Broadway", coordinate: carmine)
+        let b = MatchRecord(id: "b", name: "Starbucks", address: "455 Broadway", coordinate: moved(carmine, metres: 400))
+        let result = matcher.compare(a, b)
+        #expect(result.verdict == .nonMatch)
+        #expect(result.reasons.contains { $0.signal == .location && $0.agreement == .limits })
+        let nearish = matcher.compare(a, MatchRecord(id: "c", name: "Starbucks", coordinate: moved(carmine, metres: 110)))
+        #expect(nearish.verdict != .match)
+    }
+
+    @Test func chainBranchWithEqualPhoneStillMatchesAcrossTheStreet() {
+        let a = MatchRecord(id: "a", name: "Starbucks", phone: "212 555 0100", coordinate: carmine)
+        let b = MatchRecord(id: "b", name: "Starbucks", phone: "+1 212 555 0100", coordinate: moved(carmine, metres: 110))
+        #expect(matcher.compare(a, b).verdict == .match)
+    }
+
+    @Test func neighbourWithDifferentNameDoesNotMatch() {
+        let a = MatchRecord(id: "a", name: "Joe's Pizza", coordinate: carmine)
+        let b = MatchRecord(id: "b", name: "Bleecker Street Pizza", coordinate: moved(carmine, metres: 30))
+        #expect(matcher.compare(a, b).verdict == .nonMatch)
+    }
+
+    @Test func differentHouseNumbersWeighAgainst() {
+        let a = MatchRecord(id: "a", name: "Kappeli", address: "Eteläesplanadi 1", coordinate: carmine)
+        let same = matcher.compare(a, MatchRecord(id: "b", name: "Kappeli", address: "Eteläesplanadi 1", coordinate: carmine))
+        let other = matcher.compare(a, MatchRecord(id: "b", name: "Kappeli", address: "Eteläesplanadi 9", coordinate: carmine))
+        #expect(same.score > other.score)
+        #expect(other.reasons.contains { $0.signal == .houseNumber && $0.agreement == .disagrees })
+    }
+
+    @Test func nameAloneWithoutAnyLocationIsOnlyReview() {
+        let result = matcher.compare(MatchRecord(id: "a", name: "Starbucks"), MatchRecord(id: "b", name: "Starbucks"))
+        #expect(result.verdict == .review)
+    }
+
+    @Test func scoreIsSymmetricAndBounded() {
+        let a = matcher.prepare(MatchRecord(id: "a", name: "Ravintola Savoy", address: "Eteläesplanadi 14", coordinate: carmine))
+        let b = matcher.prepare(MatchRecord(id: "b", name: "Savoy Restaurant", coordinate: moved(carmine, metres: 60)))
+        #expect(matcher.score(a, b) == matcher.score(b, a))
+        #expect((0...1).contains(matcher.score(a, b)))
+    }
+
+    @Test func queryAndPlaceRecordsCompare() {
+        let place = Place(id: PlaceID(provider: "osm", nativeID: "node/1"), name: "Joes Pizza", coordinate: carmine,
+                          address: PostalAddress(houseNumber: "7", street: "Carmine St", countryCode: "US"))
+        let query = MatchQuery(name: "Joe's Pizza", near: moved(carmine, metres: 5), address: "7 Carmine Street")
+        let result = matcher.compare(MatchRecord(query: query), MatchRecord(place: place))
+        #expect(result.verdict == .match)
+    }
+
+    @Test func editDistanceMeasuresMatchTheirDefinitions() {
+        // ratio("kitten", "sitting"): LCS 4 → 2·4/13.
+        #expect(abs(EditDistance.ratio(TextCode.encode("kitten"), TextCode.encode("sitting")) - 8.0 / 13) < 1e-12)
+        // Long strings take the multi-word path and still agree with the definition.
+        let long = String(repeating: "abcdefghij", count: 10)
+        #expect(EditDistance.ratio(TextCode.encode(long), TextCode.encode(long + "x")) == 200.0 / 201)
+        #expect(abs(EditDistance.jaroWinkler(TextCode.encode("martha"), TextCode.encode("marhta")) - 0.9611111111111111) < 1e-12)
+        let subset = TokenSet.ratio(TokenizedName(["cheesecake", "factory"]), TokenizedName(["the", "cheesecake", "factory"]))
+        #expect(subset == 1)
+    }
+
+    func moved(_ c: Coordinate, metres: Double) -> Coordinate {
+        Coordinate(latitude: c.latitude + metres / 111_320, longitude: c.longitude)
+    }
+}
