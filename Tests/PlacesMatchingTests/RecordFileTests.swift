@@ -1,0 +1,92 @@
+import Foundation
+import PlacesCore
+import Testing
+@testable import PlacesMatching
+
+@Suite struct RecordFileTests {
+    func parse(_ text: String, format: RecordFile.Format? = nil, skip: Bool = false) throws(InputError) -> RecordFileContents {
+        try RecordFile.parse(Data(text.utf8), name: "places.csv", format: format, skipBadLines: skip)
+    }
+
+    func message(_ body: () throws -> Void) -> String {
+        do { try body() } catch { return (error as? InputError)?.message ?? "\(error)" }
+        return ""
+    }
+
+    @Test func readsCSVWithQuotesAndOptionalColumns() throws {
+        let contents = try parse(#"""
+            id,name,address,phone,lat,lon,extra
+            1,"Kappeli, Café",Eteläesplanadi 1,+358 10 7665850,60.1675,24.9480,x
+            2,"Say ""Cheese""",,,,,
+            """#)
+        #expect(contents.records.count == 2)
+        #expect(contents.records[0].name == "Kappeli, Café")
+        #expect(contents.records[0].coordinate?.latitude == 60.1675)
+        #expect(contents.records[1].name == "Say \"Cheese\"")
+        #expect(contents.records[1].coordinate == nil && contents.records[1].address == nil)
+    }
+
+    @Test func readsJSONLinesByContent() throws {
+        let contents = try parse("""
+            {"id": 7, "name": "Kappeli", "lat": 60.1675, "lon": "24.948", "country": "fi"}
+            {"id": "b", "name": "Savoy", "phone": "09 6128 5300"}
+            """)
+        #expect(contents.records.map(\.id) == ["7", "b"])
+        #expect(contents.records[0].countryCode == "FI")
+        #expect(contents.records[0].coordinate?.longitude == 24.948)
+    }
+
+    @Test func missingHeaderNamesTheFileAndLine() {
+        let text = message { _ = try parse("1,Kappeli,60.1,24.9\n") }
+        #expect(text.hasPrefix("places.csv:1: no header line"))
+    }
+
+    @Test func missingRequiredColumnIsNamed() {
+        #expect(message { _ = try parse("id,title,lat,lon\n1,Kappeli,60.1,24.9\n") }.contains("no 'name' column"))
+    }
+
+    @Test func badCoordinateFailsWithItsLineOrIsSkipped() throws {
+        let text = "id,name,lat,lon\n1,Kappeli,60.1,24.9\n2,Savoy,abc,24.9\n3,Zetor,95,24.9\n4,Muru,60.2,24.9\n"
+        #expect(message { _ = try parse(text) }.hasPrefix("places.csv:3: bad coordinate"))
+        let contents = try parse(text, skip: true)
+        #expect(contents.records.map(\.id) == ["1", "4"])
+        #expect(contents.skipped.count == 2)
+        #expect(contents.skipped[1].message.hasPrefix("places.csv:4:"))
+        #expect(contents.skipped[1].message.contains("outside -90…90"))
+    }
+
+    @Test func emptyFileIsReported() {
+        #expect(message { _ = try parse("") }.contains("the file is empty"))
+        #expect(message { _ = try parse("\n  \n") }.contains("the file is empty"))
+    }
+
+    @Test func otherEncodingsAreReportedWithTheLine() throws {
+        var latin1 = Data("id,name\n1,Kappeli\n".utf8)
+        latin1.append(contentsOf: [0x32, 0x2C, 0x43, 0x61, 0x66, 0xE9, 0x0A])  // "2,Café" in Latin-1
+        var text = ""
+        do { _ = try RecordFile.parse(latin1, name: "old.csv") } catch { text = error.message }
+        #expect(text.hasPrefix("old.csv:3: the line is not valid UTF-8"))
+        let skipped = try RecordFile.parse(latin1, name: "old.csv", skipBadLines: true)
+        #expect(skipped.records.count == 1 && skipped.skipped.count == 1)
+
+        let utf16 = Data([0xFF, 0xFE]) + "id,name".data(using: .utf16LittleEndian)!
+        do { _ = try RecordFile.parse(utf16, name: "wide.csv") } catch { text = error.message }
+        #expect(text.contains("UTF-16"))
+    }
+
+    @Test func wrongFieldCountAndBadJSONAreLineErrors() {
+        #expect(message { _ = try parse("id,name,lat,lon\n1,Kappeli,60.1\n") }.hasPrefix("places.csv:2: expected 4 fields"))
+        #expect(message { _ = try parse("{\"id\":1,\"name\":\"A\"}\n{broken\n") }.hasPrefix("places.csv:2: not a JSON object"))
+        #expect(message { _ = try parse("{\"id\":1}\n") }.contains("missing name"))
+    }
+
+    @Test func recordMatcherPairsOneToOne() {
+        let left = [MatchRecord(id: "l1", name: "Kappeli", coordinate: .init(latitude: 60.16750, longitude: 24.9480)),
+                    MatchRecord(id: "l2", name: "Savoy", coordinate: .init(latitude: 60.16770, longitude: 24.9450))]
+        let right = [MatchRecord(id: "r1", name: "SAVOY Ravintola", coordinate: .init(latitude: 60.16772, longitude: 24.9450)),
+                     MatchRecord(id: "r2", name: "Cafe Kappeli", coordinate: .init(latitude: 60.16752, longitude: 24.9480)),
+                     MatchRecord(id: "r3", name: "Kappeli", coordinate: .init(latitude: 60.17500, longitude: 24.9480))]
+        let pairs = RecordMatcher().match(left: left, right: right)
+        #expect(Set(pairs.map { "\($0.leftID)-\($0.rightID)" }) == ["l1-r2", "l2-r1"])
+    }
+}
