@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+@testable import PlacesServer
+
+/// The server on a real loopback socket, driven by `redis-cli` and by raw bytes.
+@Suite(.serialized) struct ServerEndToEndTests {
+    @Test func redisCLIRunsCommandsAndSeesJSONNullsAndErrors() async throws {
+        guard RedisCLI.path != nil else {
+            print("redis-cli is not installed (apt-get install redis-tools): skipping the redis-cli checks")
+            return
+        }
+        let server = try await TestServer.start()
+        #expect(try RedisCLI.run(port: server.port, ["PING"]) == "PONG\n")
+        #expect(try RedisCLI.run(port: server.port, ["DETAILS", "geonames:658225"])
+            == #"{"id":"geonames:658225","name":"Helsinki","lat":60.16952,"lon":24.93545,"category":"city"}"# + "\n")
+        #expect(try RedisCLI.run(port: server.port, ["--no-raw", "DETAILS", "osm:node/1"]) == "(nil)\n")
+        #expect(try RedisCLI.run(port: server.port, ["SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"]).contains(#""name":"Maya Bar""#))
+        #expect(try RedisCLI.run(port: server.port, ["SEARCH", "x", "RADIUS", "5"]).hasPrefix("ERR RADIUS needs NEAR"))
+        #expect(try RedisCLI.run(port: server.port, ["LOOKUP", "x"]).contains("ERR LOOKUP is not available in this build"))
+        // redis-cli answers `help` itself, so HELP goes over a raw socket.
+        let client = try RawClient(port: server.port)
+        try client.send("HELP\r\n")
+        guard case .array(let lines) = try client.reply() else { Issue.record("HELP is not an array"); return }
+        #expect(lines.contains(.simpleString("SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]  —  places whose names match the words, as `places search --json`")))
+        // Interactive-style session over stdin, as a person would type it.
+        let session = try RedisCLI.run(port: server.port, [], stdin: "PING\nREVERSE 60.17 24.94\n")
+        #expect(session.contains("PONG") && session.contains(#""city":"Helsinki""#))
+        try await server.stop()
+    }
+
+    @Test func aThousandPipelinedMixedCommandsAreAnsweredInOrder() async throws {
+        let server = try await TestServer.start()
+        let client = try RawClient(port: server.port)
+        var wire = ""
+        var expected: [RESPValue] = []
+        for i in 0..<1_000 {
+            switch i % 5 {
+            case 0:
+                wire += "PING \(i)\r\n"
+                expected.append(.bulk("\(i)"))
+            case 1:
+                // Slow calls finish after the fast ones behind them; their replies must still come first.
+                wire += "*2\r\n$6\r\nSEARCH\r\n$\("slow:\(i % 7)".utf8.count)\r\nslow:\(i % 7)\r\n"
+                expected.append(.bulk("[]"))
+            case 2:
+                wire += "DETAILS geonames:658225\r\n"
+                expected.append(.bulk(FakeBackend().places["geonames:658225"]!))
+            case 3:
+                wire += "DETAILS osm:node/\(i)\r\n"
+                expected.append(.null)
+            default:
+                wire += "ECHO \"n\\x3d\(i)\"\r\n"
+                expected.append(.bulk("n=\(i)"))
+            }
+        }
+        try client.send(wire)
+        let replies = try client.replies(1_000)
+        #expect(replies == expected)
+        try await server.stop()
+    }
+
+    @Test func authIsRequiredWhenAPasswordIsSet() async throws {
+        let server = try await TestServer.start(ServerConfiguration(password: Array("hunter2".utf8)))
+        let client = try RawClient(port: server.port)
+        try client.send("SEARCH maya\r\nAUTH nope\r\nAUTH hunter2\r\nSEARCH maya\r\n")
+        let replies = try client.replies(4)
+        #expect(replies[0] == .error("NOAUTH Authentication required."))
+        #expect(replies[1] == .error("WRONGPASS invalid username-password pair or user is disabled."))
+        #expect(replies[2] == .ok)
+        #expect(replies[3].text?.contains("Maya Bar") == true)
+        if RedisCLI.path != nil {
+            #expect(try RedisCLI.run(port: server.port, ["--no-auth-warning", "-a", "hunter2", "PING"]) == "PONG\n")
+            #expect(try RedisCLI.run(port: server.port, ["PING"]).contains("NOAUTH"))
+        }
+        try await server.stop()
+    }
+
+    @Test func beforeAuthOnlySmallRequestsAreRead() async throws {
+        let server = try await TestServer.start(ServerConfiguration(password: Array("pw".utf8)))
+        let client = try RawClient(port: server.port)
+        try client.send("*11\r\n")
+        #expect(try client.reply() == .error("ERR Protocol error: unauthenticated multibulk length"))
+        #expect(client.readToEnd().closed)
+        try await server.stop()
+    }
+
+    @Test func aTooBigInlineRequestIsRefusedAndClosed() async throws {
+        let server = try await TestServer.start()
+        let client = try RawClient(port: server.port)
+        try client.send(String(repeating: "A", count: 70 * 1024))
+        let (text, closed) = client.readToEnd()
+        #expect(text == "-ERR Protocol error: too big inline request\r\n")
+        #expect(closed)
+        try await server.stop()
+    }
+
+    @Test func garbageGetsAnErrorThenAClose() async throws {
+        let server = try await TestServer.start()
+        let client = try RawClient(port: server.port)
+        try client.send("PING\r\n*1\r\nxyz\r\nPING\r\n")
+        let (text, closed) = client.readToEnd()
+        #expect(text == "+PONG\r\n-ERR Protocol error: expected '$', got 'x'\r\n")
+        #expect(closed)
+        try await server.stop()
+    }
+
+    @Test func clientsBeyondTheLimitAreToldAndClosed() async throws {
+        let server = try await TestServer.start(ServerConfiguration(maxClients: 2))
+        let first = try RawClient(port: server.port)
+        let second = try RawClient(port: server.port)
+        try first.send("PING\r\n")
+        try second.send("PING\r\n")
+        #expect(try first.reply() == .simpleString("PONG"))
+        #expect(try second.reply() == .simpleString("PONG"))
+        let third = try RawClient(port: server.port)
+        let (text, closed) = third.readToEnd()
+        #expect(text == "-ERR max number of clients reached\r\n")
+        #expect(closed)
+        try first.send("PING\r\n")
+        #expect(try first.reply() == .simpleString("PONG"))
+        try await server.stop()
+    }
+
+    @Test func idleConnectionsAreClosed() async throws {
+        let server = try await TestServer.start(ServerConfiguration(idleTimeoutSeconds: 1))
+        let client = try RawClient(port: server.port, readTimeoutSeconds: 10)
+        try client.send("PING\r\n")
+        #expect(try client.reply() == .simpleString("PONG"))
+        let (rest, closed) = client.readToEnd()  // returns when the server closes the silent connection
+        #expect(rest == "" && closed)
+        #expect(server.server.metrics.snapshot.idleTimeouts == 1)
+        try await server.stop()
+    }
+
+    @Test func httpRequestsAreDroppedWithoutAReply() async throws {
+        let server = try await TestServer.start()
+        for probe in ["GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", "POST /api HTTP/1.1\r\n", "Host: example.com\r\n"] {
+            let client = try RawClient(port: server.port)
+            try client.send(probe)
+            let (text, closed) = client.readToEnd()
+            #expect(text == "" && closed, "\(probe)")
+        }
+        #expect(server.server.metrics.snapshot.droppedHTTPRequests == 3)
+        try await server.stop()
+    }
+
+    @Test func aSlowCallDoesNotHoldUpOtherClients() async throws {
+        let server = try await TestServer.start()
+        let slow = try RawClient(port: server.port)
+        try slow.send("SEARCH slow:1500\r\n")
+        let fast = try RawClient(port: server.port, readTimeoutSeconds: 1)
+        let started = ContinuousClock.now
+        try fast.send("DETAILS geonames:658225\r\n")
+        #expect(try fast.reply().text?.contains("Helsinki") == true)
+        #expect(ContinuousClock.now - started < .milliseconds(1_400), "the fast client waited for the slow one")
+        #expect(try slow.reply() == .bulk("[]"))
+        try await server.stop()
+    }
+
+    @Test func infoAndStatsShowCountersButNoSecrets() async throws {
+        let server = try await TestServer.start(ServerConfiguration(password: Array("topsecret".utf8)))
+        let client = try RawClient(port: server.port)
+        try client.send("AUTH topsecret\r\nINFO\r\nINFO clients\r\nSTATS\r\n")
+        let replies = try client.replies(4)
+        let info = try #require(replies[1].text)
+        for heading in ["# Server", "# Clients", "# Stats", "# Cache", "# Budget"] { #expect(info.contains(heading)) }
+        #expect(info.contains("connected_clients:1"))
+        #expect(info.contains("entries:2"))
+        #expect(!info.contains("topsecret"))
+        #expect(replies[2].text?.hasPrefix("# Clients") == true)
+        let stats = try #require(replies[3].text)
+        let object = try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: [String: String]]
+        #expect(object?["stats"]?["total_commands_processed"] == "4")
+        #expect(!stats.contains("topsecret"))
+        try await server.stop()
+    }
+
+    @Test func gracefulShutdownFinishesRequestsInFlight() async throws {
+        let server = try await TestServer.start()
+        let client = try RawClient(port: server.port)
+        try client.send("SEARCH slow:800\r\nPING\r\n")
+        try await Task.sleep(for: .milliseconds(200))  // the slow call is running when the shutdown starts
+        let stopping = Task { try await server.stop() }
+        let (text, closed) = client.readToEnd()
+        #expect(text == "$2\r\n[]\r\n+PONG\r\n")
+        #expect(closed)
+        try await stopping.value
+        #expect(throws: (any Error).self) { _ = try RawClient(port: server.port) }
+    }
+
+    @Test func answersKnownInMemoryNeedNoTask() async throws {
+        let server = try await TestServer.start(backend: FakeBackend(memoryAnswers: true))
+        let client = try RawClient(port: server.port)
+        try client.send("DETAILS geonames:658225\r\nDETAILS osm:node/9\r\n")
+        let replies = try client.replies(2)
+        #expect(replies[0].text?.contains("Helsinki") == true)
+        #expect(replies[1] == .null)
+        #expect(server.server.metrics.snapshot.answeredFromMemory == 2)
+        #expect(server.server.metrics.snapshot.backendCalls == 0)
+        try await server.stop()
+    }
+}

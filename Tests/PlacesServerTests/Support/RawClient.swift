@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@testable import PlacesServer
+
+/// A blocking loopback socket: for sending exact bytes (pipelines, garbage, HTTP) and reading raw
+/// replies. Every read has a timeout so a broken server fails the test instead of hanging it.
+final class RawClient {
+    private let fd: Int32
+    private var received: [UInt8] = []
+
+    init(port: Int, readTimeoutSeconds: Int = 10) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw InputError("socket() failed") }
+        var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw InputError("connect to 127.0.0.1:\(port) failed")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            #if os(Linux)
+            let flags = Int32(MSG_NOSIGNAL)  // a server that closed must fail the test, not kill it with SIGPIPE
+            #else
+            let flags = Int32(0)
+            #endif
+            let sent = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, flags) }
+            guard sent > 0 else { throw InputError("send failed (the server closed the connection?)") }
+            offset += sent
+        }
+    }
+
+    /// Reads more bytes; `false` at end of stream or timeout.
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        received.append(contentsOf: chunk[0..<count])
+        return true
+    }
+
+    /// The next `count` replies, parsed.
+    func replies(_ count: Int) throws -> [RESPValue] {
+        var values: [RESPValue] = []
+        while values.count < count {
+            var index = 0
+            if let value = ReplyReader.parse(received, &index) {
+                values.append(value)
+                received.removeFirst(index)
+            } else if !fill() {
+                throw InputError("connection ended or timed out after \(values.count) of \(count) replies")
+            }
+        }
+        return values
+    }
+
+    func reply() throws -> RESPValue { try replies(1)[0] }
+
+    /// Everything until the server closes (or the timeout passes: then `closed` is false).
+    func readToEnd() -> (text: String, closed: Bool) {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return (String(decoding: received, as: UTF8.self), true) }
+            if count < 0 { return (String(decoding: received, as: UTF8.self), errno == ECONNRESET) }
+            received.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+/// A minimal RESP2 reply reader for tests; `nil` when the bytes end mid-reply.
+enum ReplyReader {
+    static func parse(_ bytes: [UInt8], _ index: inout Int) -> RESPValue? {
+        guard index < bytes.count else { return nil }
+        let kind = bytes[index]
+        guard let lineEnd = bytes[index...].firstIndex(of: UInt8(ascii: "\n")), lineEnd > index else { return nil }
+        let line = String(decoding: bytes[(index + 1)..<(lineEnd - 1)], as: UTF8.self)
+        let start = index
+        index = lineEnd + 1
+        switch kind {
+        case UInt8(ascii: "+"): return .simpleString(line)
+        case UInt8(ascii: "-"): return .error(line)
+        case UInt8(ascii: ":"): return .integer(Int(line) ?? 0)
+        case UInt8(ascii: "$"):
+            let length = Int(line) ?? -1
+            if length < 0 { return .null }
+            guard bytes.count >= index + length + 2 else { index = start; return nil }
+            defer { index += length + 2 }
+            return .bulk(Data(bytes[index..<(index + length)]))
+        case UInt8(ascii: "*"):
+            var elements: [RESPValue] = []
+            for _ in 0..<max(0, Int(line) ?? 0) {
+                guard let element = parse(bytes, &index) else { index = start; return nil }
+                elements.append(element)
+            }
+            return .array(elements)
+        default:
+            return .error("UNPARSEABLE \(line)")
+        }
+    }
+}
+
+extension RESPValue {
+    /// A bulk reply's text, for readable expectations.
+    var text: String? {
+        if case .bulkString(let buffer) = self { return String(buffer: buffer) }
+        return nil
+    }
+}
+
+/// Runs `redis-cli` with arguments; `nil` when it is not installed (the test then says so and skips).
+enum RedisCLI {
+    static let path = ["/usr/bin/redis-cli", "/usr/local/bin/redis-cli", "/opt/homebrew/bin/redis-cli"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    static func run(port: Int, _ arguments: [String], stdin: String? = nil) throws -> String {
+        guard let path else { throw InputError("redis-cli is not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-h", "127.0.0.1", "-p", String(port)] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
