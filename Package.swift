@@ -107,9 +107,9 @@ let package = Package(
             ],
             path: "Tests/FakeUpstream"),
         .testTarget(name: "PlacesCoreTests", dependencies: ["PlacesCore"]),
-        .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"]),
+        .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"], exclude: ["Fixtures"]),
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
-        .testTarget(name: "LocalProviderTests", dependencies: ["LocalProvider", "PlaceIndex"]),
+        .testTarget(name: "LocalProviderTests", dependencies: ["LocalProvider", "PlaceIndex"], exclude: ["Fixtures"]),
         .testTarget(name: "CacheTests", dependencies: ["LookupCache", "BudgetLedger", "SpotStore"]),
         .testTarget(
             name: "ProvidersTests",

@@ -1,0 +1,81 @@
+import Foundation
+import PlacesCore
+
+/// `places reverse --json` and the server's REVERSE reply.
+public struct ReverseJSON: Encodable, Sendable {
+    public var lat: Double
+    public var lon: Double
+    public var city: String?
+    public var cityId: String?
+    public var region: String?
+    public var country: String?
+    public var timeZone: String?
+    public var nearest: PlaceJSON?
+    public var nearestDistanceM: Double?
+    public var attribution: String?
+
+    public init(_ answer: ReverseGeocode) {
+        lat = answer.coordinate.latitude
+        lon = answer.coordinate.longitude
+        city = answer.city
+        cityId = answer.cityID?.description
+        region = answer.region
+        country = answer.countryCode
+        timeZone = answer.timeZone
+        nearest = answer.nearest.map { PlaceJSON($0, reference: answer.coordinate) }
+        nearestDistanceM = answer.nearestDistance.map { ($0 * 10).rounded() / 10 }
+        attribution = answer.attribution
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case lat, lon, city, region, country, nearest, attribution
+        case cityId = "city_id"
+        case timeZone = "time_zone"
+        case nearestDistanceM = "nearest_distance_m"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(lat, forKey: .lat)
+        try c.encode(lon, forKey: .lon)
+        try c.encode(city, forKey: .city)
+        try c.encode(cityId, forKey: .cityId)
+        try c.encode(region, forKey: .region)
+        try c.encode(country, forKey: .country)
+        try c.encode(timeZone, forKey: .timeZone)
+        try c.encode(nearest, forKey: .nearest)
+        try c.encode(nearestDistanceM, forKey: .nearestDistanceM)
+        try c.encodeIfPresent(attribution, forKey: .attribution)
+    }
+}
+
+/// One completion in `places suggest --json` and the server's SUGGEST reply.
+public struct SuggestionJSON: Encodable, Sendable {
+    public var text: String
+    public var secondaryText: String?
+    public var id: String?
+    public var lat: Double?
+    public var lon: Double?
+
+    public init(_ suggestion: Suggestion) {
+        text = suggestion.text
+        secondaryText = suggestion.secondaryText
+        id = suggestion.placeID?.description
+        lat = suggestion.coordinate?.latitude
+        lon = suggestion.coordinate?.longitude
+    }
+}
+
+extension PlacesJSON {
+    public static func place(_ place: Place, reference: Coordinate? = nil, pretty: Bool = false) throws -> Data {
+        try encode(PlaceJSON(place, reference: reference), pretty: pretty)
+    }
+
+    public static func reverse(_ answer: ReverseGeocode, pretty: Bool = false) throws -> Data {
+        try encode(ReverseJSON(answer), pretty: pretty)
+    }
+
+    public static func suggestions(_ suggestions: [Suggestion], pretty: Bool = false) throws -> Data {
+        try encode(suggestions.map(SuggestionJSON.init), pretty: pretty)
+    }
+}

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Foundation
+import PlacesApp
+import PlacesCore
+
+struct DetailsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "details",
+        abstract: "Show everything known about one place.",
+        discussion: """
+            IDs have the form provider:native-id, as printed by search and nearby.
+
+            Examples:
+              places details osm:node/1234567
+              places details geonames:658225 --json
+            """)
+
+    @Argument(help: "The place id, e.g. osm:node/1234 or geonames:658225.")
+    var id: String
+
+    @Flag(help: "Print the place as a JSON object.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let placeID = try PlaceID(parsing: id)
+            let service = try state.openService()
+            let place = try await service.details(placeID)
+            if json {
+                printData(try PlacesJSON.place(place, pretty: isTerminal(.standardOutput)))
+            } else {
+                print(DetailsText.render(place), terminator: "")
+            }
+        }
+    }
+}
+
+/// A key/value listing of one place for people.
+enum DetailsText {
+    static func render(_ place: Place) -> String {
+        var rows: [[String]] = [["name", place.name], ["id", place.id.description]]
+        func add(_ key: String, _ value: String?) { if let value, !value.isEmpty { rows.append([key, value]) } }
+        add("category", place.category)
+        add("tags", place.categories.joined(separator: ", "))
+        add("address", place.formattedAddress ?? place.address?.formatted)
+        add("location", "\(place.coordinate)")
+        add("phone", place.phone)
+        add("website", place.website)
+        add("brand", place.brand)
+        add("hours", place.openingHoursText)
+        add("time zone", place.timeZone)
+        add("rating", place.rating.map { String($0) })
+        add("status", place.status?.rawValue)
+        add("source", place.attribution)
+        return PlaceTable.render(rows: rows)
+    }
+}
+
+struct ReverseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reverse",
+        abstract: "Say what is at a point: nearest address or place, city, country and time zone.",
+        discussion: """
+            Examples:
+              places reverse 60.1699,24.9384
+              places reverse 60.1699,24.9384 --json
+            """)
+
+    @Argument(help: ArgumentHelp("The point.", valueName: "LAT,LON"))
+    var coordinate: String
+
+    @Flag(help: "Print a JSON object.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let point = try Coordinate(parsing: coordinate)
+            let service = try state.openService()
+            let answer = try await service.reverse(point)
+            if json {
+                printData(try PlacesJSON.reverse(answer, pretty: isTerminal(.standardOutput)))
+                return
+            }
+            var rows: [[String]] = []
+            if let nearest = answer.nearest {
+                let distance = answer.nearestDistance.map { " (\(PlaceTable.formatDistance($0)))" } ?? ""
+                rows.append(["nearest", nearest.name + distance])
+                if let address = nearest.formattedAddress ?? nearest.address?.formatted { rows.append(["address", address]) }
+            }
+            rows.append(["city", [answer.city, answer.region].compactMap { $0 }.joined(separator: ", ")])
+            rows.append(["country", answer.countryCode ?? "unknown"])
+            rows.append(["time zone", answer.timeZone ?? "unknown"])
+            print(PlaceTable.render(rows: rows), terminator: "")
+        }
+    }
+}
+
+struct SuggestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suggest",
+        abstract: "Complete a place name as it is typed.",
+        discussion: """
+            Examples:
+              places suggest kaf --near 60.17,24.94
+            """)
+
+    @Argument(help: "The beginning of a name.")
+    var prefix: String
+
+    @Option(help: ArgumentHelp("Prefer places near this point.", valueName: "LAT,LON"))
+    var near: String?
+
+    @Option(help: "At most this many suggestions.")
+    var limit = 8
+
+    @Flag(help: "Print a JSON array.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let near = try parseOptionalCoordinate(near)
+            try requireLimit(limit)
+            let service = try state.openService()
+            let suggestions = try await service.suggest(SuggestQuery(prefix: prefix, near: near, limit: limit))
+            if json {
+                printData(try PlacesJSON.suggestions(suggestions))
+            } else {
+                for suggestion in suggestions {
+                    print([suggestion.text, suggestion.secondaryText, suggestion.placeID?.description]
+                        .compactMap { $0 }.joined(separator: "  "))
+                }
+            }
+        }
+    }
+}
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Add an OSM extract (.osm.pbf) or a GeoNames dump (.txt, .txt.gz, .zip) to the local index.",
+        discussion: """
+            The import runs in one transaction: if the file is broken, the index stays exactly as it was.
+            Importing the same file again replaces its places instead of duplicating them.
+
+            Examples:
+              places import finland-latest.osm.pbf
+              places import cities1000.zip
+            """)
+
+    @Argument(help: "The file to import.")
+    var file: String
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let url = URL(fileURLWithPath: file)
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw InputError("cannot read '\(file)': no such file, or no permission")
+            }
+            let service = try state.openService()
+            let bar = isTerminal(.standardError) ? ProgressBar(label: url.lastPathComponent) : nil
+            var progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64) -> Void)?
+            if let bar { progress = { bar.update(done: $0, total: $1) } }
+            let summary = try service.importFile(url, progress: progress)
+            bar?.finish()
+            printError("places: \(summary)")
+        }
+    }
+}

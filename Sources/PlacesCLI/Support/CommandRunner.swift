@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import PlacesApp
+import PlacesCore
+
+/// Runs a command body and turns every failure into one line on stderr and a non-zero exit, so
+/// scripts see a clean error instead of a stack of usage text.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as InputError {
+        printError("places: \(error.message)")
+        throw ExitCode(2)
+    } catch let error as ProviderError {
+        printError("places: \(error.description)")
+        throw ExitCode(3)
+    } catch let error as CleanExit {
+        throw error
+    } catch {
+        printError("places: \(error)")
+        throw ExitCode(1)
+    }
+}
+
+extension StateOptions {
+    /// Opens the service, telling the user on stderr when a first run builds the index.
+    func openService() throws -> PlacesService {
+        try PlacesService.open(environment) { printError($0) }
+    }
+}
+
+extension OutputOptions {
+    /// Prints places as a table, JSON or GeoJSON; `reference` adds distance and bearing.
+    func print(_ places: [Place], reference: Coordinate? = nil) throws {
+        if json {
+            printData(try PlacesJSON.places(places, reference: reference, pretty: isTerminal(.standardOutput)))
+        } else if geojson {
+            printData(try PlacesJSON.geoJSON(places, reference: reference, pretty: isTerminal(.standardOutput)))
+        } else if places.isEmpty {
+            printError("no places found")
+        } else {
+            Swift.print(PlaceTable.render(places, reference: reference), terminator: "")
+        }
+    }
+}
+
+/// Parses an optional `LAT,LON` option inside `run()`, where its error becomes one clean line.
+func parseOptionalCoordinate(_ text: String?) throws(InputError) -> Coordinate? {
+    guard let text else { return nil }
+    return try Coordinate(parsing: text)
+}
+
+func requirePositive(_ value: Double?, _ name: String) throws(InputError) {
+    if let value, !(value > 0 && value.isFinite) {
+        throw InputError("invalid \(name) '\(value)': expected a positive number of metres")
+    }
+}
+
+func requireLimit(_ value: Int) throws(InputError) {
+    guard (1...1_000).contains(value) else { throw InputError("invalid --limit \(value): expected 1…1000") }
+}
+
+enum StandardStream { case standardOutput, standardError }
+
+func isTerminal(_ stream: StandardStream) -> Bool {
+    isatty(stream == .standardOutput ? STDOUT_FILENO : STDERR_FILENO) == 1
+}
