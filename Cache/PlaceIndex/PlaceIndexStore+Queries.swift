@@ -25,8 +25,12 @@ extension PlaceIndexStore {
                                       category: category, limit: limit)
         if !exact.isEmpty { return exact }
         // Nothing matched whole words: treat every word as a prefix ("maya ba", "kiasm").
-        return try rankedMatches(FullTextQuery.all(tokens, prefixAll: true), near: near, radius: radius,
-                                 category: category, limit: limit)
+        let prefixed = try rankedMatches(FullTextQuery.all(tokens, prefixAll: true), near: near, radius: radius,
+                                         category: category, limit: limit)
+        if !prefixed.isEmpty || tokens.count < 2 { return prefixed }
+        // Still nothing: any word may match ("maya bar and grill" finds "Maya Bar & Grill"); bm25 puts
+        // names matching more of the words first.
+        return try rankedMatches(FullTextQuery.any(tokens), near: near, radius: radius, category: category, limit: limit)
     }
 
     /// Search-as-you-type: the last word is a prefix, results are biased towards `near`.
@@ -141,6 +145,10 @@ enum FullTextQuery {
         TextFolding.fold(text)
             .split { !($0.isLetter || $0.isNumber) }
             .map(String.init)
+    }
+
+    static func any(_ tokens: [String]) -> String {
+        tokens.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
     }
 
     static func all(_ tokens: [String], prefixLast: Bool = false, prefixAll: Bool = false) -> String {

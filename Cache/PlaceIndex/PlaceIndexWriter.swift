@@ -12,14 +12,16 @@ public final class PlaceIndexWriter {
 
     /// Removes everything an earlier import of `source` added, so a re-import replaces rather than duplicates.
     public func removeSource(_ source: String) throws {
-        try db.execute(sql: """
-            DELETE FROM place_fts WHERE rowid IN (SELECT rowid FROM place WHERE source = ?1);
-            DELETE FROM place_rtree WHERE id IN (SELECT rowid FROM place WHERE source = ?1);
-            DELETE FROM place WHERE source = ?1;
-            DELETE FROM city_rtree WHERE id IN (SELECT geonameid FROM city WHERE source = ?1);
-            DELETE FROM city WHERE source = ?1;
-            DELETE FROM source WHERE name = ?1;
-            """, arguments: [source])
+        for sql in [
+            "DELETE FROM place_fts WHERE rowid IN (SELECT rowid FROM place WHERE source = ?)",
+            "DELETE FROM place_rtree WHERE id IN (SELECT rowid FROM place WHERE source = ?)",
+            "DELETE FROM place WHERE source = ?",
+            "DELETE FROM city_rtree WHERE id IN (SELECT geonameid FROM city WHERE source = ?)",
+            "DELETE FROM city WHERE source = ?",
+            "DELETE FROM source WHERE name = ?",
+        ] {
+            try db.execute(sql: sql, arguments: [source])
+        }
     }
 
     /// Records that `source` was imported, for `places import` listings and provenance.

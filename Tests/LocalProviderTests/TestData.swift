@@ -19,3 +19,13 @@ enum TestData {
         return url
     }
 }
+
+extension TestData {
+    static let fixtures = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    /// Twelve real GeoNames rows: Helsinki and its districts, Espoo, Vantaa, Tallinn, Stockholm.
+    static let geoNamesText = fixtures.appendingPathComponent("geonames-helsinki-area.txt")
+    static let geoNamesGzip = fixtures.appendingPathComponent("geonames-helsinki-area.txt.gz")
+    /// A readme entry first, then the dump, deflated: the shape geonames.org serves.
+    static let geoNamesZip = fixtures.appendingPathComponent("geonames-helsinki-area.zip")
+}

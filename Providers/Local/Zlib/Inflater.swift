@@ -27,7 +27,7 @@ enum Inflater {
         var output = [UInt8](repeating: 0, count: expectedSize)
         var produced = 0
         try output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) throws in
-            _ = try run(input, framing: framing, stopAtStreamEnd: true) { chunk throws(Failure) in
+            _ = try run(input, framing: framing, stopAtStreamEnd: true) { chunk, _ in
                 guard produced + chunk.count <= expectedSize else {
                     throw Failure(description: "inflates to more than the declared \(expectedSize) bytes")
                 }
@@ -43,12 +43,14 @@ enum Inflater {
 
     /// Streams the inflated bytes to `sink` in chunks. With `stopAtStreamEnd` false, concatenated
     /// gzip members (what `cat a.gz b.gz` makes) are read one after another.
+    /// `sink` also receives how many input bytes are consumed so far (for progress bars); errors it
+    /// throws end the inflation and propagate.
     /// - Returns: how many input bytes were consumed.
     @discardableResult
     static func run(
         _ input: UnsafeRawBufferPointer, framing: Framing, stopAtStreamEnd: Bool,
-        sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
-    ) throws(Failure) -> Int {
+        sink: (UnsafeRawBufferPointer, Int) throws -> Void
+    ) throws -> Int {
         var stream = z_stream()
         guard inflateInit2_(&stream, framing.windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw Failure(description: "zlib could not start inflating")
@@ -77,7 +79,7 @@ enum Inflater {
             let status = CZlib.inflate(&stream, Z_NO_FLUSH)
             consumed += Int(before - stream.avail_in)
             let produced = chunkSize - Int(stream.avail_out)
-            if produced > 0 { try sink(UnsafeRawBufferPointer(start: chunk, count: produced)) }
+            if produced > 0 { try sink(UnsafeRawBufferPointer(start: chunk, count: produced), consumed) }
             switch status {
             case Z_OK:
                 if stream.avail_in == 0 {

@@ -1,0 +1,192 @@
+import Foundation
+import PlaceIndex
+import PlacesCore
+
+/// How far an import has got, for the progress bar the CLI draws.
+public struct ImportProgress: Sendable, Hashable {
+    public var file: String
+    public var bytesRead: Int64
+    public var totalBytes: Int64
+
+    public var fraction: Double { totalBytes > 0 ? min(1, Double(bytesRead) / Double(totalBytes)) : 0 }
+}
+
+/// What one import did.
+public struct ImportSummary: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        case osmPBF = "osm.pbf"
+        case geoNames = "geonames"
+    }
+
+    public var file: String
+    public var kind: Kind
+    public var nodesRead = 0
+    public var waysRead = 0
+    public var relationsRead = 0
+    /// GeoNames rows read (every feature class).
+    public var rowsRead = 0
+    /// Searchable places written: OSM POIs, or GeoNames cities (which are searchable too).
+    public var placesIndexed = 0
+    /// Addressed OSM objects without a POI tag, kept for reverse geocoding.
+    public var addressPointsIndexed = 0
+    public var citiesIndexed = 0
+    public var elapsedSeconds: Double = 0
+
+    /// Objects read from the file: OSM nodes, ways and relations, or GeoNames rows.
+    public var objectsRead: Int { kind == .osmPBF ? nodesRead + waysRead + relationsRead : rowsRead }
+
+    public var objectsPerSecond: Double { elapsedSeconds > 0 ? Double(objectsRead) / elapsedSeconds : 0 }
+
+    /// One line for humans: "imported helsinki.osm.pbf: 30,010 objects … in 0.4 s".
+    public var line: String {
+        let time = String(format: "%.1f s", elapsedSeconds)
+        switch kind {
+        case .osmPBF:
+            return "imported \(file): \(grouped(objectsRead)) objects (\(grouped(nodesRead)) nodes, \(grouped(waysRead)) ways, "
+                + "\(grouped(relationsRead)) relations) → \(grouped(placesIndexed)) places and "
+                + "\(grouped(addressPointsIndexed)) address points in \(time)"
+        case .geoNames:
+            return "imported \(file): \(grouped(rowsRead)) GeoNames rows → \(grouped(citiesIndexed)) cities in \(time)"
+        }
+    }
+
+    private func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return value < 0 ? "-" + result : result
+    }
+}
+
+/// Imports an `.osm.pbf` extract or a GeoNames dump into the local index.
+///
+/// The format is sniffed from the content, not the name: PBF files start with an `OSMHeader` block,
+/// gzip and zip have their magic numbers, anything else must be GeoNames text. Each import runs in
+/// one transaction and first removes what an earlier import of the same file name added, so
+/// re-importing a fresher extract replaces it and a failed import changes nothing.
+public struct LocalImporter: Sendable {
+    public let index: PlaceIndexStore
+
+    public init(index: PlaceIndexStore) { self.index = index }
+
+    public func importFile(_ url: URL, progress: (@Sendable (ImportProgress) -> Void)? = nil) throws -> ImportSummary {
+        let fileName = url.lastPathComponent
+        let head = try Self.head(of: url)
+        let started = Date()
+        var summary: ImportSummary
+        if Self.looksLikePBF(head) {
+            summary = try importPBF(url, progress: progress)
+        } else if head.starts(with: [0x1F, 0x8B]) {
+            summary = try importGeoNames(url, container: .gzip, progress: progress)
+        } else if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            summary = try importGeoNames(url, container: .zip, progress: progress)
+        } else if head.contains(0) {
+            throw InputError("\(fileName): not an .osm.pbf extract or a GeoNames dump (.txt, .txt.gz, .zip)")
+        } else {
+            summary = try importGeoNames(url, container: .text, progress: progress)
+        }
+        summary.elapsedSeconds = Date().timeIntervalSince(started)
+        return summary
+    }
+
+    private static func head(of url: URL) throws -> [UInt8] {
+        let fileName = url.lastPathComponent
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            let exists = FileManager.default.fileExists(atPath: url.path)
+            throw InputError(exists ? "\(fileName): cannot open the file for reading" : "\(url.path): no such file")
+        }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
+        guard !head.isEmpty else { throw InputError("\(fileName): the file is empty") }
+        return head
+    }
+
+    /// A 4-byte big-endian length, then a BlobHeader whose first field is the string "OSMHeader".
+    private static func looksLikePBF(_ head: [UInt8]) -> Bool {
+        guard head.count >= 15, head[0] == 0, head[1] == 0 else { return false }
+        let marker = Array("OSMHeader".utf8)
+        return head.count >= 6 + marker.count && Array(head[6..<(6 + marker.count)]) == marker
+    }
+
+    private func importPBF(_ url: URL, progress: (@Sendable (ImportProgress) -> Void)?) throws -> ImportSummary {
+        let fileName = url.lastPathComponent
+        let reader = try OSMPBFReader(url: url)
+        var summary = ImportSummary(file: fileName, kind: .osmPBF)
+        try index.write { writer in
+            try writer.removeSource(fileName)
+            var extractor = OSMPlaceExtractor()
+            var candidates: [OSMPlaceExtractor.Candidate] = []
+            try reader.forEachElement(progress: { read, total in
+                progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
+            }) { element in
+                switch element {
+                case .node: summary.nodesRead += 1
+                case .way: summary.waysRead += 1
+                case .relation: summary.relationsRead += 1
+                }
+                if let candidate = extractor.consume(element) { candidates.append(candidate) }
+            }
+            // Phone numbers without a country prefix need a region: the object's own addr:country, else
+            // the country of the GeoNames city it lies in, else the country the file's addresses name most.
+            let fileCountry = extractor.countryVotes.max { $0.value < $1.value }?.key
+            for var candidate in candidates {
+                if let raw = candidate.rawPhone {
+                    var region = candidate.place.address?.countryCode
+                    if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
+                    candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region ?? fileCountry) ?? raw
+                }
+                switch candidate.kind {
+                case .poi:
+                    try writer.insert(candidate.place, kind: .poi, source: fileName, keywords: candidate.keywords)
+                    summary.placesIndexed += 1
+                case .address:
+                    try writer.insert(candidate.place, kind: .address, source: fileName)
+                    summary.addressPointsIndexed += 1
+                }
+            }
+            try writer.recordSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0)
+        }
+        return summary
+    }
+
+    static let geoNamesAttribution = "© GeoNames (geonames.org), CC BY 4.0"
+
+    /// Populated places (feature class `P`) become cities; other rows are read and skipped.
+    private func importGeoNames(_ url: URL, container: GeoNamesReader.Container,
+                                progress: (@Sendable (ImportProgress) -> Void)?) throws -> ImportSummary {
+        let fileName = url.lastPathComponent
+        var summary = ImportSummary(file: fileName, kind: .geoNames)
+        try index.write { writer in
+            try writer.removeSource(fileName)
+            try GeoNamesReader(url: url, container: container).forEachRecord(progress: { read, total in
+                progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
+            }) { record in
+                summary.rowsRead += 1
+                guard record.featureClass == "P" else { return }
+                let city = IndexedCity(
+                    geonameID: record.geonameID, name: record.name, asciiName: record.asciiName,
+                    coordinate: record.coordinate, featureCode: record.featureCode.isEmpty ? nil : record.featureCode,
+                    countryCode: record.countryCode.isEmpty ? nil : record.countryCode,
+                    admin1: record.admin1.isEmpty ? nil : record.admin1, population: record.population,
+                    timeZone: record.timeZone.isEmpty ? nil : record.timeZone)
+                try writer.insert(city, source: fileName)
+                let place = Place(
+                    id: city.placeID, name: record.name, coordinate: record.coordinate,
+                    address: PostalAddress(city: record.name, countryCode: city.countryCode),
+                    formattedAddress: [record.name, city.countryCode].compactMap { $0 }.joined(separator: ", "),
+                    categories: ["geonames=\(record.featureCode.isEmpty ? "P" : record.featureCode)"], category: "city",
+                    timeZone: city.timeZone, attribution: Self.geoNamesAttribution)
+                let keywords = record.asciiName != record.name ? [record.asciiName] : []
+                try writer.insert(place, kind: .city, source: fileName, keywords: keywords)
+                summary.citiesIndexed += 1
+            }
+            summary.placesIndexed = summary.citiesIndexed
+            try writer.recordSource(fileName, kind: ImportSummary.Kind.geoNames.rawValue, places: summary.citiesIndexed,
+                                    cities: summary.citiesIndexed)
+        }
+        return summary
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import LocalProvider
+import PlaceIndex
+import PlacesCore
+import Testing
+
+@Suite struct LocalImporterTests {
+    @Test func importsTheHelsinkiExtract() throws {
+        let index = try PlaceIndexStore.inMemory()
+        #expect(try index.isEmpty)
+        let summary = try LocalImporter(index: index).importFile(TestData.helsinkiPBF)
+        #expect(summary.kind == .osmPBF)
+        #expect(summary.nodesRead == 24_260)
+        #expect(summary.waysRead == 5_130)
+        #expect(summary.relationsRead == 620)
+        // 1,437 named amenity/shop/tourism/leisure/office/craft objects plus 27 named historic ones.
+        #expect(summary.placesIndexed == 1_464)
+        #expect(summary.addressPointsIndexed > 0)
+        #expect(summary.line.hasPrefix("imported helsinki.osm.pbf: 30,010 objects (24,260 nodes, 5,130 ways, 620 relations) → 1,464 places"))
+        let counts = try index.counts()
+        #expect(counts.places == 1_464)
+        #expect(counts.addressPoints == summary.addressPointsIndexed)
+        #expect(try !index.isEmpty)
+    }
+
+    @Test func reimportingTheSameFileReplacesInsteadOfDuplicating() throws {
+        let index = try PlaceIndexStore.inMemory()
+        let importer = LocalImporter(index: index)
+        _ = try importer.importFile(TestData.helsinkiPBF)
+        _ = try importer.importFile(TestData.geoNamesText)
+        let first = try index.counts()
+        _ = try importer.importFile(TestData.helsinkiPBF)
+        _ = try importer.importFile(TestData.geoNamesText)
+        #expect(try index.counts() == first)
+        #expect(try index.search(text: "maya bar").count == 1)
+    }
+
+    @Test func truncatedExtractFailsAndLeavesTheIndexAsItWas() throws {
+        let index = try PlaceIndexStore.inMemory()
+        let importer = LocalImporter(index: index)
+        _ = try importer.importFile(TestData.helsinkiPBF)
+        _ = try importer.importFile(TestData.geoNamesText)
+        let before = try index.counts()
+        // Same file name, so the failed import would first have removed the good one's objects.
+        let whole = try Data(contentsOf: TestData.helsinkiPBF)
+        let cut = try TestData.temporaryDirectory().appendingPathComponent("helsinki.osm.pbf")
+        try whole.prefix(whole.count * 2 / 3).write(to: cut)
+        let error = #expect(throws: InputError.self) { try importer.importFile(cut) }
+        #expect(error?.message.hasPrefix("helsinki.osm.pbf: truncated blob at offset ") == true)
+        #expect(try index.counts() == before)
+        #expect(try index.search(text: "maya bar").first?.name == "Maya Bar & Grill")
+    }
+
+    @Test(arguments: [TestData.geoNamesText, TestData.geoNamesGzip, TestData.geoNamesZip])
+    func importsGeoNamesDumps(_ url: URL) throws {
+        let index = try PlaceIndexStore.inMemory()
+        let summary = try LocalImporter(index: index).importFile(url)
+        #expect(summary.kind == .geoNames)
+        #expect(summary.rowsRead == 12)
+        #expect(summary.citiesIndexed == 12)
+        #expect(summary.line == "imported \(url.lastPathComponent): 12 GeoNames rows → 12 cities in \(String(format: "%.1f s", summary.elapsedSeconds))")
+        #expect(try index.counts().cities == 12)
+        let helsinki = try #require(try index.place(id: PlaceID(parsing: "geonames:658225")))
+        #expect(helsinki.name == "Helsinki")
+        #expect(helsinki.category == "city")
+        #expect(helsinki.timeZone == "Europe/Helsinki")
+        #expect(helsinki.address?.countryCode == "FI")
+        #expect(try index.search(text: "stockholm").first?.id.description == "geonames:2673730")
+    }
+
+    @Test func fileThatIsNotGeoNamesNamesTheLine() throws {
+        let index = try PlaceIndexStore.inMemory()
+        _ = try LocalImporter(index: index).importFile(TestData.geoNamesText)
+        let before = try index.counts()
+        let url = try TestData.temporaryDirectory().appendingPathComponent("cafes.csv")
+        try Data("name,lat,lon\nCafe Ekberg,60.1643,24.9386\n".utf8).write(to: url)
+        let error = #expect(throws: InputError.self) { try LocalImporter(index: index).importFile(url) }
+        #expect(error?.message.hasPrefix("cafes.csv: line 1 is not in the GeoNames format: expected 19 tab-separated columns, found 1") == true)
+        #expect(try index.counts() == before)
+    }
+
+    @Test func badRowDeepInADumpNamesItsLineAndImportsNothing() throws {
+        var lines = try String(contentsOf: TestData.geoNamesText, encoding: .utf8).split(separator: "\n").map(String.init)
+        var columns = lines[2].split(separator: "\t", omittingEmptySubsequences: false)
+        columns[4] = "north"
+        lines[2] = columns.joined(separator: "\t")
+        let url = try TestData.temporaryDirectory().appendingPathComponent("broken.txt")
+        try Data(lines.joined(separator: "\n").utf8).write(to: url)
+        let index = try PlaceIndexStore.inMemory()
+        let error = #expect(throws: InputError.self) { try LocalImporter(index: index).importFile(url) }
+        #expect(error?.message.hasPrefix("broken.txt: line 3 is not in the GeoNames format") == true)
+        #expect(try index.isEmpty)
+    }
+
+    @Test func binaryGarbageIsRefused() throws {
+        let url = try TestData.temporaryDirectory().appendingPathComponent("photo.jpg")
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]).write(to: url)
+        let error = #expect(throws: InputError.self) { try LocalImporter(index: PlaceIndexStore.inMemory()).importFile(url) }
+        #expect(error?.message == "photo.jpg: not an .osm.pbf extract or a GeoNames dump (.txt, .txt.gz, .zip)")
+    }
+
+    @Test func missingFileSaysSo() throws {
+        let error = #expect(throws: InputError.self) {
+            try LocalImporter(index: PlaceIndexStore.inMemory()).importFile(URL(fileURLWithPath: "/nonexistent/x.osm.pbf"))
+        }
+        #expect(error?.message == "/nonexistent/x.osm.pbf: no such file")
+    }
+
+    @Test func indexOnDiskSurvivesReopening() throws {
+        let path = try TestData.temporaryDirectory().appendingPathComponent("index.sqlite")
+        do {
+            let index = try PlaceIndexStore(path: path)
+            _ = try LocalImporter(index: index).importFile(TestData.geoNamesGzip)
+        }
+        let reopened = try PlaceIndexStore(path: path)
+        #expect(try reopened.counts().cities == 12)
+    }
+
+    @Test func reportsProgressUpToTheWholeFile() throws {
+        final class Box: @unchecked Sendable { var last: ImportProgress? }
+        let box = Box()
+        _ = try LocalImporter(index: PlaceIndexStore.inMemory()).importFile(TestData.helsinkiPBF) { box.last = $0 }
+        let last = try #require(box.last)
+        #expect(last.bytesRead == last.totalBytes)
+        #expect(last.totalBytes == 685_110)
+    }
+}
