@@ -131,9 +131,9 @@ public struct OpeningHours: Hashable, Sendable {
         let clock = LocalClock(timeZone: timeZone)
         let now = clock.local(date)
         var caveats = standingCaveats(holidays: holidays)
-        let week = self.week(containing: now.date, holidays: holidays)
         guard isParsed else {
-            return HoursEvaluation(state: .unknown, comment: nil, nextChange: nil, caveats: caveats, week: week)
+            return HoursEvaluation(
+                state: .unknown, comment: nil, nextChange: nil, caveats: caveats, hours: self, date: now.date, holidays: holidays)
         }
         var cache: [Int: [Segment]] = [:]
         let today = effectiveSegments(on: now.date, holidays: holidays, cache: &cache)
@@ -167,7 +167,8 @@ public struct OpeningHours: Hashable, Sendable {
             }
         }
         return HoursEvaluation(
-            state: state, comment: current?.comment, nextChange: nextChange, caveats: caveats, week: week)
+            state: state, comment: current?.comment, nextChange: nextChange, caveats: caveats, hours: self, date: now.date,
+            holidays: holidays)
     }
 
     /// Caveats that hold whatever the moment: what the answer depends on but cannot know.
@@ -208,8 +209,14 @@ public struct HoursEvaluation: Hashable, Sendable {
     /// `nil` when nothing changes within the horizon (24/7, never open) or the state is unknown throughout.
     public var nextChange: HoursChange?
     public var caveats: [String]
-    /// The week containing the moment, as the rules give it.
-    public var week: [DayHours]
+    let hours: OpeningHours
+    /// The local day of the moment.
+    public var date: LocalDate
+    let holidays: HolidayCalendar?
+
+    /// The week containing the moment, as the rules give it. Computed on demand: filters that only
+    /// ask "open now?" do not pay for it.
+    public var week: [DayHours] { hours.week(containing: date, holidays: holidays) }
 
     /// `true`/`false`, or `nil` when the hours do not say.
     public var isOpen: Bool? {
