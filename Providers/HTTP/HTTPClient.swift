@@ -30,13 +30,12 @@ public struct HTTPClientConfiguration: Sendable {
     }
 }
 
-/// Builds `User-Agent` values that name the app and its version, e.g.
-/// `places/0.1.0 (+https://github.com/places/places; ops@example.com)`.
+/// Builds `User-Agent` values that name the app and its version, plus a contact where a provider's
+/// policy asks for one: `places/0.1.0`, `places/0.1.0 (ops@example.com)`.
 public enum UserAgent {
     public static func make(product: String, contact: String? = nil) -> String {
-        var details = ["+https://github.com/places/places"]
-        if let contact, !contact.isEmpty { details.append(contact) }
-        return "\(product) (\(details.joined(separator: "; ")))"
+        guard let contact = contact?.trimmingCharacters(in: .whitespaces), !contact.isEmpty else { return product }
+        return "\(product) (\(contact))"
     }
 }
 
@@ -203,7 +202,8 @@ public struct HTTPClient: Sendable {
         let kind: ProviderError.Kind = detail.kind ?? (dailyCapReached ? .quotaExhausted : Self.kind(forStatus: status))
         switch kind {
         case .authentication:
-            return error(kind, "API key rejected (\(label)); \(configuration.credentialHint)", status: status)
+            let what = configuration.secrets.isEmpty ? "access refused" : "API key rejected"
+            return error(kind, "\(what) (\(label)); \(configuration.credentialHint)", status: status)
         case .quotaExhausted:
             let reset = response.header("ratelimit-resettime").map { ", resets at \($0)" } ?? ""
             return error(kind, "quota exhausted (\(label)\(reset)); wait for it to reset or raise it in the provider's console",

@@ -91,27 +91,44 @@ public struct URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
-        do {
-            let (data, response) = try await session.data(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else { throw TransportFailure.connection("not an HTTP response") }
-            var headers: [String: String] = [:]
-            for (key, value) in http.allHeaderFields {
-                if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
+        let session = self.session
+        let outcome = OneShot()
+        // libcurl's own timeout does not fire for a server that accepts and then stays silent, so the
+        // deadline is enforced here: whichever of reply, deadline or cancellation comes first wins.
+        let result: Result<HTTPResponse, TransportFailure> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                outcome.install(continuation)
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    outcome.finish(Self.result(data: data, response: response, error: error))
+                }
+                outcome.onLoss { task.cancel() }
+                task.resume()
+                Task {
+                    try? await Task.sleep(for: .milliseconds(Int64((timeout * 1_000).rounded(.up))))
+                    outcome.finish(.failure(.timedOut))
+                }
             }
-            return HTTPResponse(status: http.statusCode, headers: headers, body: data)
-        } catch let failure as TransportFailure {
-            throw failure
-        } catch is CancellationError {
-            throw .cancelled
-        } catch let error as URLError {
-            switch error.code {
-            case .timedOut: throw .timedOut
-            case .cancelled: throw .cancelled
-            default: throw .connection(Self.describe(error))
-            }
-        } catch {
-            throw .connection(error.localizedDescription)
+        } onCancel: {
+            outcome.finish(.failure(.cancelled))
         }
+        return try result.get()
+    }
+
+    private static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<HTTPResponse, TransportFailure> {
+        if let error {
+            guard let urlError = error as? URLError else { return .failure(.connection(error.localizedDescription)) }
+            switch urlError.code {
+            case .timedOut: return .failure(.timedOut)
+            case .cancelled: return .failure(.cancelled)
+            default: return .failure(.connection(describe(urlError)))
+            }
+        }
+        guard let http = response as? HTTPURLResponse else { return .failure(.connection("not an HTTP response")) }
+        var headers: [String: String] = [:]
+        for (key, value) in http.allHeaderFields {
+            if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
+        }
+        return .success(HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
     }
 
     private static func describe(_ error: URLError) -> String {
@@ -124,5 +141,44 @@ public struct URLSessionTransport: HTTPTransport {
         case .secureConnectionFailed, .serverCertificateUntrusted: "TLS handshake failed"
         default: "network error \(error.code.rawValue)"
         }
+    }
+}
+
+/// Resumes a continuation exactly once, with whichever outcome arrives first; the losers' work
+/// (the still-running data task) is cancelled.
+private final class OneShot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?
+    private var early: Result<HTTPResponse, TransportFailure>?
+    private var cancelLoser: (@Sendable () -> Void)?
+    private var done = false
+
+    func install(_ continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>) {
+        let pending: Result<HTTPResponse, TransportFailure>? = lock.withLock {
+            if let early { return early }
+            self.continuation = continuation
+            return nil
+        }
+        if let pending { continuation.resume(returning: pending) }
+    }
+
+    func onLoss(_ cancel: @escaping @Sendable () -> Void) {
+        let alreadyDone = lock.withLock {
+            cancelLoser = cancel
+            return done
+        }
+        if alreadyDone { cancel() }
+    }
+
+    func finish(_ result: Result<HTTPResponse, TransportFailure>) {
+        let (continuation, cancel): (CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?, (@Sendable () -> Void)?) = lock.withLock {
+            guard !done else { return (nil, nil) }
+            done = true
+            if self.continuation == nil { early = result }
+            defer { self.continuation = nil }
+            return (self.continuation, cancelLoser)
+        }
+        continuation?.resume(returning: result)
+        if case .success = result {} else { cancel?() }
     }
 }

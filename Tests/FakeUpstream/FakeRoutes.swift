@@ -105,7 +105,7 @@ public enum FakeRoutes {
     public static func nominatim() -> @Sendable (RecordedRequest) -> FakeReply {
         { request in
             let agent = request.header("User-Agent") ?? ""
-            guard agent.contains("@") || agent.contains("http") else {
+            guard agent.contains("@") || agent.contains("://") else {
                 return FakeReply(status: 403, headers: ["Content-Type": "text/html"],
                                  body: Data("<html><body><h1>Access blocked</h1></body></html>".utf8))
             }

@@ -1,0 +1,139 @@
+import FoursquareProvider
+import Foundation
+import GoogleProvider
+import NominatimProvider
+import PlacesConfig
+import PlacesCore
+import ProviderHTTP
+import YelpProvider
+
+/// One configured network provider: ready to call, or the reason it cannot be.
+public struct ConfiguredProvider: Sendable {
+    public enum Status: Sendable {
+        case usable(any PlaceProvider)
+        /// `enabled = false` in its section.
+        case disabled
+        /// Missing key, missing contact, bad settings: `reason` says what to do.
+        case unusable(reason: String)
+    }
+
+    public let name: String
+    public let settings: ProviderSettings
+    public let status: Status
+
+    public var provider: (any PlaceProvider)? {
+        if case .usable(let provider) = status { provider } else { nil }
+    }
+
+    /// `nil` when usable; otherwise one line such as "no API key: set YELP_API_KEY".
+    public var reason: String? {
+        switch status {
+        case .usable: nil
+        case .disabled: "disabled in config (enabled = false under [providers.\(name)])"
+        case .unusable(let reason): reason
+        }
+    }
+}
+
+/// Builds the network providers (Google, Yelp, Foursquare, Nominatim) from `config.toml` and the
+/// environment. Build them once per process and keep them: each carries its own rate limiter and
+/// circuit breaker (Nominatim's limiter is process-wide whatever is built).
+///
+/// ```swift
+/// let configuration = try PlacesConfiguration.load(environment)
+/// let google = try ProviderFactory.provider(named: "google", configuration: configuration, environment: environment)
+/// let places = try await google.search(SearchQuery(text: "Blue Bottle Coffee", near: near))
+/// ```
+public enum ProviderFactory {
+    public static let networkProviderNames = PlacesConfiguration.networkProviders
+
+    /// Every network provider, in the order above, with its status.
+    public static func makeAll(configuration: PlacesConfiguration, environment: PlacesEnvironment,
+                               transport: (any HTTPTransport)? = nil) -> [ConfiguredProvider] {
+        networkProviderNames.map { make($0, configuration: configuration, environment: environment, transport: transport) }
+    }
+
+    /// The provider called `name`, or an `InputError` that says why it cannot be used.
+    public static func provider(named name: String, configuration: PlacesConfiguration,
+                                environment: PlacesEnvironment) throws(InputError) -> any PlaceProvider {
+        let lowered = name.lowercased()
+        guard networkProviderNames.contains(lowered) else {
+            throw InputError("unknown provider '\(name)': choose from local, \(networkProviderNames.joined(separator: ", "))")
+        }
+        let configured = make(lowered, configuration: configuration, environment: environment)
+        guard let provider = configured.provider else {
+            throw InputError("\(lowered): \(configured.reason ?? "not usable")")
+        }
+        return provider
+    }
+
+    /// One provider's status; `transport` replaces URLSession (tests, benchmarks).
+    public static func make(_ name: String, configuration: PlacesConfiguration, environment: PlacesEnvironment,
+                            transport: (any HTTPTransport)? = nil) -> ConfiguredProvider {
+        let settings = configuration.settings(for: name)
+        func result(_ status: ConfiguredProvider.Status) -> ConfiguredProvider {
+            ConfiguredProvider(name: name, settings: settings, status: status)
+        }
+        guard settings.enabled else { return result(.disabled) }
+
+        let key = settings.resolvedAPIKey(environment: environment.variables)
+        if name != "nominatim", key == nil {
+            let env = settings.apiKeyEnv.map { "set \($0)" } ?? "set api_key_env"
+            return result(.unusable(reason: "no API key: \(env) (or api_key under [providers.\(name)] in \(environment.configFile.path))"))
+        }
+        let hint: String = {
+            if let env = settings.apiKeyEnv, let value = environment.variables[env], !value.isEmpty {
+                return "check the key in $\(env) (named by api_key_env under [providers.\(name)])"
+            }
+            return "check api_key under [providers.\(name)] in \(environment.configFile.path)"
+        }()
+        let clock = SystemClock()
+        let configurationForClient = HTTPClientConfiguration(
+            provider: name, baseURL: settings.baseURL, timeout: settings.timeout,
+            userAgent: UserAgent.make(product: PlacesVersion.userAgentProduct, contact: name == "nominatim" ? settings.contact : nil),
+            retry: RetryPolicy(maxAttempts: settings.maxAttempts), secrets: key.map { [$0] } ?? [], credentialHint: hint)
+        let breaker = CircuitBreaker(failureThreshold: settings.circuitFailures, coolDown: settings.circuitCoolDown, clock: clock)
+        // Nominatim's 1 request/s is for the whole process, so every client shares one limiter.
+        let limiter = name == "nominatim" ? RateLimiter.nominatimProcessWide
+            : RateLimiter(requestsPerSecond: settings.rateLimitPerSecond, clock: clock)
+        func client(errorReader: @escaping @Sendable (HTTPResponse) -> UpstreamErrorDetail = HTTPClient.genericErrorDetail) -> HTTPClient {
+            HTTPClient(configuration: configurationForClient, limiter: limiter, breaker: breaker, clock: clock,
+                       transport: transport ?? URLSessionTransport(), errorReader: errorReader)
+        }
+
+        switch name {
+        case "google":
+            return result(.usable(GoogleProvider(
+                client: client(errorReader: GoogleProvider.errorReader),
+                prices: GoogleProvider.defaultPrices.overriding(dollarsPerThousand: settings.prices),
+                cacheTerms: settings.cacheLimits.applied(to: GoogleProvider.defaultCacheTerms))))
+        case "yelp":
+            return result(.usable(YelpProvider(
+                client: client(errorReader: YelpProvider.errorReader),
+                prices: YelpProvider.defaultPrices.overriding(dollarsPerThousand: settings.prices),
+                cacheTerms: settings.cacheLimits.applied(to: YelpProvider.defaultCacheTerms))))
+        case "foursquare":
+            return result(.usable(FoursquareProvider(
+                client: client(),
+                prices: FoursquareProvider.defaultPrices.overriding(dollarsPerThousand: settings.prices),
+                cacheTerms: settings.cacheLimits.applied(to: FoursquareProvider.defaultCacheTerms))))
+        case "nominatim":
+            do {
+                return result(.usable(try NominatimProvider(
+                    client: client(), contact: settings.contact,
+                    cacheTerms: settings.cacheLimits.applied(to: .unlimited))))
+            } catch {
+                return result(.unusable(reason: error.message))
+            }
+        default:
+            return result(.unusable(reason: "unknown provider: places knows \(networkProviderNames.joined(separator: ", "))"))
+        }
+    }
+}
+
+extension PlacesConfiguration {
+    /// Reads `environment.configFile` (`--config FILE`, or `config.toml` under `$PLACES_HOME`/XDG).
+    public static func load(_ environment: PlacesEnvironment) throws(InputError) -> PlacesConfiguration {
+        try load(from: environment.configFile)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import PlacesConfig
+import PlacesCore
+import Testing
+
+@Suite("config.toml")
+struct ConfigurationTests {
+    func temporaryFile(_ text: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("places-config-\(UUID().uuidString).toml")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    @Test func missingFileMeansDefaults() throws {
+        let configuration = try PlacesConfiguration.load(from: URL(fileURLWithPath: "/nonexistent/places/config.toml"))
+        #expect(!configuration.fileExists)
+        let google = configuration.settings(for: "google")
+        #expect(google.enabled && google.apiKeyEnv == "GOOGLE_PLACES_API_KEY")
+        #expect(google.baseURL.absoluteString == "https://places.googleapis.com")
+        #expect(configuration.settings(for: "yelp").apiKeyEnv == "YELP_API_KEY")
+        #expect(configuration.settings(for: "foursquare").apiKeyEnv == "FOURSQUARE_API_KEY")
+        #expect(configuration.settings(for: "nominatim").rateLimitPerSecond == 1)
+    }
+
+    @Test func readsProviderSectionsWithPricesAndCacheLimits() throws {
+        let url = try temporaryFile("""
+            [providers.google]
+            enabled = true
+            api_key_env = "MY_GOOGLE_KEY"
+            base_url = "http://127.0.0.1:8080"
+            timeout_s = 2.5
+            rate_limit_per_s = 3
+
+            [providers.google.prices]
+            "details.enterprise" = 25
+
+            [providers.google.cache_limits]
+            content_s = 3600
+
+            [providers.yelp]
+            enabled = false
+
+            [providers.nominatim]
+            contact = "ops@example.com"
+            """)
+        let configuration = try PlacesConfiguration.load(from: url)
+        let google = configuration.settings(for: "google")
+        #expect(google.apiKeyEnv == "MY_GOOGLE_KEY" && google.timeout == 2.5 && google.rateLimitPerSecond == 3)
+        #expect(google.baseURL.port == 8080)
+        #expect(google.prices == ["details.enterprise": 25])
+        let terms = google.cacheLimits.applied(to: CacheTerms(ids: 10, coordinates: 20, content: 86_400))
+        #expect(terms == CacheTerms(ids: 10, coordinates: 20, content: 3600))
+        #expect(!configuration.settings(for: "yelp").enabled)
+        #expect(configuration.settings(for: "nominatim").contact == "ops@example.com")
+    }
+
+    @Test func badTOMLNamesTheFileAndLine() throws {
+        let url = try temporaryFile("[providers.google]\nenabled = true\ntimeout_s = = 5\n")
+        #expect {
+            try PlacesConfiguration.load(from: url)
+        } throws: { error in
+            let message = (error as? InputError)?.message ?? ""
+            return message.hasPrefix("\(url.path):3: invalid TOML")
+        }
+    }
+
+    @Test func wrongTypesAndUnknownKeysSayWhatIsExpected() {
+        #expect(throws: InputError("config.toml: [providers.google] timeout_s must be a positive number")) {
+            try PlacesConfiguration.parse("[providers.google]\ntimeout_s = \"fast\"")
+        }
+        #expect(throws: InputError.self) { try PlacesConfiguration.parse("[providers.google]\ntimeout = 5") }
+        #expect(throws: InputError.self) { try PlacesConfiguration.parse("[providers.yelp]\nbase_url = \"ftp://x\"") }
+    }
+
+    @Test func showNeverPrintsAKey() throws {
+        let secret = "AIzaSyTOPSECRET-0123456789"
+        let configuration = try PlacesConfiguration.parse("""
+            [providers.google]
+            api_key = "\(secret)"
+
+            [budget]
+            daily_limit_dollars = 1.5
+            webhook_token = "\(secret)"
+            """)
+        let shown = configuration.redactedDescription
+        #expect(!shown.contains(secret))
+        #expect(shown.contains("api_key = \"[REDACTED]\""))
+        #expect(shown.contains("webhook_token = \"[REDACTED]\""))
+        #expect(shown.contains("[budget]\ndaily_limit_dollars = 1.5"))
+        #expect(shown.contains("api_key_env = \"GOOGLE_PLACES_API_KEY\""))
+    }
+
+    @Test func otherModulesDecodeTheirOwnSections() throws {
+        struct PipelineSettings: ConfigSection, Equatable {
+            static let sectionName = "pipeline"
+            var gridM: Double
+            var order: [String]
+        }
+        struct Absent: ConfigSection { static let sectionName = "nothing.here" }
+        let configuration = try PlacesConfiguration.parse("[pipeline]\ngrid_m = 50\norder = [\"local\", \"yelp\"]\n")
+        #expect(try configuration.section(PipelineSettings.self) == PipelineSettings(gridM: 50, order: ["local", "yelp"]))
+        #expect(try configuration.section(Absent.self) == nil)
+        #expect(configuration.value(at: "pipeline.grid_m")?.number == 50)
+        let wrong = try PlacesConfiguration.parse("[pipeline]\ngrid_m = \"big\"\norder = []\n")
+        #expect(throws: InputError.self) { try wrong.section(PipelineSettings.self) }
+    }
+
+    @Test func environmentKeyWinsOverTheFileKey() throws {
+        let configuration = try PlacesConfiguration.parse("[providers.yelp]\napi_key = \"from-file\"\n")
+        let yelp = configuration.settings(for: "yelp")
+        #expect(yelp.resolvedAPIKey(environment: ["YELP_API_KEY": "from-env"]) == "from-env")
+        #expect(yelp.resolvedAPIKey(environment: [:]) == "from-file")
+    }
+}
