@@ -122,6 +122,7 @@ public enum ServerCommand: Equatable, Sendable {
         case "LOOKUP":
             let placeName = try reader.text()
             var near: Coordinate?
+            // Like `places lookup --fields`: the named fields on top of the default set.
             var fields = PlaceField.defaultSet
             while let keyword = reader.nextKeyword() {
                 switch keyword {
@@ -129,7 +130,7 @@ public enum ServerCommand: Equatable, Sendable {
                 case "FIELDS":
                     let rest = reader.remaining()
                     guard !rest.isEmpty else { throw SyntaxError("FIELDS needs at least one field name; usage: \(spec.syntax)") }
-                    do { fields = try PlaceField.parseList(rest.joined(separator: ",")) } catch { throw SyntaxError(error.message) }
+                    do { fields = PlaceField.defaultSet.union(try PlaceField.parseList(rest.joined(separator: ","))) } catch { throw SyntaxError(error.message) }
                 default: throw reader.unexpected(keyword)
                 }
             }

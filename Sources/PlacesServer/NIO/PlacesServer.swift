@@ -65,7 +65,12 @@ public final class PlacesServer: Service, Sendable {
                     try sync.addHandler(RESPConnectionHandler(executor: executor, configuration: configuration, logger: logger))
                 }
             }
-        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            throw ServerStartError(host: configuration.host, port: configuration.port, reason: "\(error)")
+        }
         let address = channel.localAddress
         logger.info("places serve listening", metadata: [
             "address": "\(address.map { "\($0)" } ?? "?")",
@@ -88,5 +93,16 @@ public final class PlacesServer: Service, Sendable {
             quiesce.initiateShutdown(promise: nil)
         }
         logger.info("places serve stopped")
+    }
+}
+
+/// The server could not start listening: the port is taken, or the host is not an address of this machine.
+public struct ServerStartError: Error, CustomStringConvertible, Sendable {
+    public var host: String
+    public var port: Int
+    public var reason: String
+
+    public var description: String {
+        "cannot listen on \(host):\(port): \(reason) (is another server using the port? try --port, or check --host)"
     }
 }

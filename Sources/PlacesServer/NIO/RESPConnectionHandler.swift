@@ -94,6 +94,8 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         if unparsed == nil || unparsed!.readableBytes == 0 {
             unparsed = bytes
         } else {
+            // Keep only the unparsed tail, so a long stream of reads that end mid-request cannot grow the buffer.
+            if unparsed!.readerIndex > 16 * 1024 { unparsed!.discardReadBytes() }
             var incoming = bytes
             unparsed!.writeBuffer(&incoming)
         }

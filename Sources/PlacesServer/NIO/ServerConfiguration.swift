@@ -13,7 +13,8 @@ public struct ServerConfiguration: Sendable {
     public var limits: RESPLimits
     /// Two event loops were the sweet spot for a Redis-protocol NIO server on small machines.
     public var eventLoopCount: Int
-    /// Requests of one connection queued for replies before the server stops reading from it.
+    /// Requests of one connection queued for replies before the server stops reading from it. With the
+    /// write-buffer watermark this bounds the memory one client can make the server hold (about this many replies).
     public var maxPipelinedRequests: Int
     /// Outbound bytes queued for one client beyond which the server stops reading its requests.
     public var writeBufferHighWatermark: Int
@@ -22,7 +23,7 @@ public struct ServerConfiguration: Sendable {
 
     public init(host: String = "127.0.0.1", port: Int = 7878, password: [UInt8]? = nil, maxClients: Int = 10_000,
                 idleTimeoutSeconds: Int = 300, limits: RESPLimits = RESPLimits(), eventLoopCount: Int = 2,
-                maxPipelinedRequests: Int = 1_024, writeBufferHighWatermark: Int = 256 * 1024, version: String = "dev") {
+                maxPipelinedRequests: Int = 128, writeBufferHighWatermark: Int = 256 * 1024, version: String = "dev") {
         self.host = host
         self.port = port
         self.password = password

@@ -45,7 +45,7 @@ private func syntaxError(_ words: String...) -> String? {
         #expect(try parse("REVERSE", "60.17", "24.94") == .backend(.reverse(ReverseQuery(coordinate: center))))
         #expect(try parse("SUGGEST", "kaf", "NEAR", "60.17", "24.94") == .backend(.suggest(SuggestQuery(prefix: "kaf", near: center))))
         #expect(try parse("LOOKUP", "Maya Bar", "NEAR", "60.17", "24.94", "FIELDS", "phone", "hours")
-            == .backend(.lookup(MatchQuery(name: "Maya Bar", near: center, fields: [.phone, .hours]))))
+            == .backend(.lookup(MatchQuery(name: "Maya Bar", near: center, fields: PlaceField.defaultSet.union([.phone, .hours])))))
         #expect(syntaxError("LOOKUP", "x", "FIELDS", "colour")?.hasPrefix("ERR unknown field 'colour'") == true)
         #expect(try parse("SCORE", "Maya Bar", "Bar Maya") == .backend(.score("Maya Bar", "Bar Maya")))
     }

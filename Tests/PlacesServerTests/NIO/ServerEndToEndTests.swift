@@ -157,6 +157,20 @@ import Testing
         try await server.stop()
     }
 
+    @Test func aClientThatDoesNotReadIsThrottledNotBuffered() async throws {
+        let server = try await TestServer.start(ServerConfiguration(writeBufferHighWatermark: 64 * 1024))
+        let client = try RawClient(port: server.port)
+        let count = 500  // 500 × 64 KiB = 32 MB of replies: far more than the socket buffers hold
+        try client.send(String(repeating: "SEARCH big:65536\r\n", count: count))
+        try await Task.sleep(for: .milliseconds(500))
+        let processedWhileNotReading = server.server.metrics.snapshot.commandsProcessed
+        #expect(processedWhileNotReading < count / 2, "the server kept reading a client that was not reading its replies")
+        let replies = try client.replies(count)
+        #expect(replies.allSatisfy { $0.text?.utf8.count == 65_538 })
+        #expect(server.server.metrics.snapshot.commandsProcessed == count)
+        try await server.stop()
+    }
+
     @Test func infoAndStatsShowCountersButNoSecrets() async throws {
         let server = try await TestServer.start(ServerConfiguration(password: Array("topsecret".utf8)))
         let client = try RawClient(port: server.port)

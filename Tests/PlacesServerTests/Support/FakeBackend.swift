@@ -3,7 +3,8 @@ import PlacesCore
 @testable import PlacesServer
 
 /// An in-memory backend with real-shaped JSON, so protocol behaviour is tested without an index.
-/// A search for `slow:<ms>` sleeps that long first, which is how tests make calls finish out of order.
+/// A search for `slow:<ms>` sleeps that long first, which is how tests make calls finish out of order;
+/// `big:<bytes>` answers a string that long.
 struct FakeBackend: ServerBackend {
     var places: [String: String] = [
         "osm:node/2486473580": #"{"id":"osm:node/2486473580","name":"Maya Bar","lat":60.1721,"lon":24.945,"category":"bar"}"#,
@@ -14,6 +15,9 @@ struct FakeBackend: ServerBackend {
     func search(_ query: SearchQuery) async throws -> Data {
         if query.text.hasPrefix("slow:"), let ms = Int(query.text.dropFirst(5)) {
             try await Task.sleep(for: .milliseconds(ms))
+        }
+        if query.text.hasPrefix("big:"), let size = Int(query.text.dropFirst(4)) {
+            return Data(("\"" + String(repeating: "x", count: size) + "\"").utf8)
         }
         if query.text == "explode" { throw InputError("the index is being rebuilt; try again in a minute") }
         let matches = places.values.sorted().filter { $0.lowercased().contains(query.text.lowercased()) }

@@ -60,13 +60,19 @@ final class RawClient {
     /// The next `count` replies, parsed.
     func replies(_ count: Int) throws -> [RESPValue] {
         var values: [RESPValue] = []
+        var index = 0
+        defer { received.removeFirst(index) }
         while values.count < count {
-            var index = 0
-            if let value = ReplyReader.parse(received, &index) {
+            var next = index
+            if let value = ReplyReader.parse(received, &next) {
                 values.append(value)
+                index = next
+            } else {
                 received.removeFirst(index)
-            } else if !fill() {
-                throw InputError("connection ended or timed out after \(values.count) of \(count) replies")
+                index = 0
+                guard fill() else {
+                    throw InputError("connection ended or timed out after \(values.count) of \(count) replies")
+                }
             }
         }
         return values
