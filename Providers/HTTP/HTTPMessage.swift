@@ -103,10 +103,11 @@ public struct URLSessionTransport: HTTPTransport {
                 }
                 outcome.onLoss { task.cancel() }
                 task.resume()
-                Task {
-                    try? await Task.sleep(for: .milliseconds(Int64((timeout * 1_000).rounded(.up))))
+                let deadline = Task {
+                    try await Task.sleep(for: .milliseconds(Int64((timeout * 1_000).rounded(.up))))
                     outcome.finish(.failure(.timedOut))
                 }
+                outcome.onFinish { deadline.cancel() }
             }
         } onCancel: {
             outcome.finish(.failure(.cancelled))
@@ -151,7 +152,17 @@ private final class OneShot: @unchecked Sendable {
     private var continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?
     private var early: Result<HTTPResponse, TransportFailure>?
     private var cancelLoser: (@Sendable () -> Void)?
+    private var cleanup: (@Sendable () -> Void)?
     private var done = false
+
+    /// Runs `action` once an outcome is in (at once if it already is): stops the deadline timer.
+    func onFinish(_ action: @escaping @Sendable () -> Void) {
+        let alreadyDone = lock.withLock {
+            cleanup = action
+            return done
+        }
+        if alreadyDone { action() }
+    }
 
     func install(_ continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>) {
         let pending: Result<HTTPResponse, TransportFailure>? = lock.withLock {
@@ -171,14 +182,16 @@ private final class OneShot: @unchecked Sendable {
     }
 
     func finish(_ result: Result<HTTPResponse, TransportFailure>) {
-        let (continuation, cancel): (CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?, (@Sendable () -> Void)?) = lock.withLock {
-            guard !done else { return (nil, nil) }
+        typealias Pending = (CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?)
+        let (continuation, cancel, cleanup): Pending = lock.withLock {
+            guard !done else { return (nil, nil, nil) }
             done = true
             if self.continuation == nil { early = result }
             defer { self.continuation = nil }
-            return (self.continuation, cancelLoser)
+            return (self.continuation, cancelLoser, self.cleanup)
         }
         continuation?.resume(returning: result)
+        cleanup?()
         if case .success = result {} else { cancel?() }
     }
 }

@@ -20,6 +20,10 @@ public struct ConfiguredProvider: Sendable {
     public let name: String
     public let settings: ProviderSettings
     public let status: Status
+    /// What it can do, what it costs and how long its answers may be kept, known even when it is unusable.
+    public let capabilities: ProviderCapabilities
+    public let prices: PriceTable
+    public let cacheTerms: CacheTerms
 
     public var provider: (any PlaceProvider)? {
         if case .usable(let provider) = status { provider } else { nil }
@@ -71,8 +75,12 @@ public enum ProviderFactory {
     public static func make(_ name: String, configuration: PlacesConfiguration, environment: PlacesEnvironment,
                             transport: (any HTTPTransport)? = nil) -> ConfiguredProvider {
         let settings = configuration.settings(for: name)
+        let (capabilities, defaultPrices, defaultTerms) = catalogue(name)
+        let prices = defaultPrices.overriding(dollarsPerThousand: settings.prices)
+        let cacheTerms = settings.cacheLimits.applied(to: defaultTerms)
         func result(_ status: ConfiguredProvider.Status) -> ConfiguredProvider {
-            ConfiguredProvider(name: name, settings: settings, status: status)
+            ConfiguredProvider(name: name, settings: settings, status: status, capabilities: capabilities,
+                               prices: prices, cacheTerms: cacheTerms)
         }
         guard settings.enabled else { return result(.disabled) }
 
@@ -105,28 +113,37 @@ public enum ProviderFactory {
         case "google":
             return result(.usable(GoogleProvider(
                 client: client(errorReader: GoogleProvider.errorReader),
-                prices: GoogleProvider.defaultPrices.overriding(dollarsPerThousand: settings.prices),
-                cacheTerms: settings.cacheLimits.applied(to: GoogleProvider.defaultCacheTerms))))
+                prices: prices, cacheTerms: cacheTerms)))
         case "yelp":
             return result(.usable(YelpProvider(
                 client: client(errorReader: YelpProvider.errorReader),
-                prices: YelpProvider.defaultPrices.overriding(dollarsPerThousand: settings.prices),
-                cacheTerms: settings.cacheLimits.applied(to: YelpProvider.defaultCacheTerms))))
+                prices: prices, cacheTerms: cacheTerms)))
         case "foursquare":
             return result(.usable(FoursquareProvider(
                 client: client(),
-                prices: FoursquareProvider.defaultPrices.overriding(dollarsPerThousand: settings.prices),
-                cacheTerms: settings.cacheLimits.applied(to: FoursquareProvider.defaultCacheTerms))))
+                prices: prices, cacheTerms: cacheTerms)))
         case "nominatim":
             do {
                 return result(.usable(try NominatimProvider(
-                    client: client(), contact: settings.contact,
-                    cacheTerms: settings.cacheLimits.applied(to: .unlimited))))
+                    client: client(), contact: settings.contact, cacheTerms: cacheTerms)))
             } catch {
                 return result(.unusable(reason: error.message))
             }
         default:
             return result(.unusable(reason: "unknown provider: places knows \(networkProviderNames.joined(separator: ", "))"))
+        }
+    }
+}
+
+extension ProviderFactory {
+    /// Capabilities, default prices and default cache terms of each network provider.
+    static func catalogue(_ name: String) -> (ProviderCapabilities, PriceTable, CacheTerms) {
+        switch name {
+        case "google": ([.textSearch, .nearby, .details, .suggest], GoogleProvider.defaultPrices, GoogleProvider.defaultCacheTerms)
+        case "yelp": ([.textSearch, .details, .match], YelpProvider.defaultPrices, YelpProvider.defaultCacheTerms)
+        case "foursquare": ([.textSearch, .details, .match], FoursquareProvider.defaultPrices, FoursquareProvider.defaultCacheTerms)
+        case "nominatim": ([.textSearch, .details, .reverse], PriceTable(provider: "nominatim", perCall: [:]), .unlimited)
+        default: ([], PriceTable(provider: name, perCall: [:]), .unlimited)
         }
     }
 }

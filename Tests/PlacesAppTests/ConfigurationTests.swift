@@ -111,4 +111,12 @@ struct ConfigurationTests {
         #expect(yelp.resolvedAPIKey(environment: ["YELP_API_KEY": "from-env"]) == "from-env")
         #expect(yelp.resolvedAPIKey(environment: [:]) == "from-file")
     }
+
+    @Test func theProvidersTemplateParsesToTheDefaults() throws {
+        let configuration = try PlacesConfiguration.parse(ProvidersConfigTemplate.text)
+        let defaults = try PlacesConfiguration()
+        for name in PlacesConfiguration.networkProviders {
+            #expect(configuration.settings(for: name) == defaults.settings(for: name), "\(name)")
+        }
+    }
 }
