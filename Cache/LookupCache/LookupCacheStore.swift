@@ -115,9 +115,11 @@ public final class LookupCacheStore: Sendable {
     public func entry(for key: String) throws -> CachedEntry? {
         let now = clock()
         let found = try pool.read { db -> (CachedEntry, Double)? in
-            guard let row = try Row.fetchOne(db, sql: """
+            // A cached statement: hits are the hot path, and compiling the SQL each time would double their cost.
+            let statement = try db.cachedStatement(sql: """
                 SELECT kind, payload, providers, stored_at, expires_at, last_used_at FROM entry WHERE key = ?
-                """, arguments: [key]) else { return nil }
+                """)
+            guard let row = try Row.fetchOne(statement, arguments: [key]) else { return nil }
             let providers = (row["providers"] as String).split(separator: ",").map(String.init)
             let entry = CachedEntry(
                 key: key, kind: CacheEntryKind(rawValue: row["kind"]) ?? .answer, payload: row["payload"],

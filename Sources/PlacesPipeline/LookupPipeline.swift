@@ -66,6 +66,10 @@ public final class LookupPipeline: Sendable {
     }
 
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
+        // Fast path: a fresh hit needs neither the single-flight table nor a task.
+        if let cache, let entry = try cache.entry(for: cacheKey(request)), let hit = hitOutcome(entry) {
+            return hit
+        }
         let flightKey = cacheKey(request) + "|max=\(request.maxCost?.value ?? -1)|offline=\(request.offline)"
         let (outcome, leader) = try await flights.run(flightKey) { [self] in try await run(request) }
         guard !leader else { return outcome }
@@ -92,14 +96,9 @@ public final class LookupPipeline: Sendable {
         var steps: [LookupStep] = []
         var staleEntry: CachedEntry?
 
+        // Checked again inside the flight: an identical lookup may have just stored the answer.
         if let cache, let entry = try cache.entry(for: key) {
-            if entry.isFresh(at: clock()), let cached = try? JSONDecoder().decode(CachedLookup.self, from: entry.payload) {
-                steps.append(LookupStep(.cache, "hit (\(entry.kind.rawValue), stored \(iso(entry.storedAt)), expires \(iso(entry.expiresAt)))"))
-                steps.append(LookupStep(.stopped, "served from the cache; no provider called"))
-                return LookupOutcome(place: cached.place, match: cached.match, cost: .zero, cache: .hit,
-                                     budgetExhausted: false, budgetNote: nil, stopReason: .cacheHit, calls: [:],
-                                     errors: [], coalesced: false, steps: steps)
-            }
+            if let hit = hitOutcome(entry) { return hit }
             staleEntry = entry
             steps.append(LookupStep(.cache, "expired \(iso(entry.expiresAt)); kept for stale-if-error"))
         } else {
@@ -213,6 +212,17 @@ public final class LookupPipeline: Sendable {
         return outcome
     }
 
+    private func hitOutcome(_ entry: CachedEntry) -> LookupOutcome? {
+        guard entry.isFresh(at: clock()),
+              let cached = try? JSONDecoder().decode(CachedLookup.self, from: entry.payload) else { return nil }
+        let steps = [
+            LookupStep(.cache, "hit (\(entry.kind.rawValue), stored \(iso(entry.storedAt)), expires \(iso(entry.expiresAt)))"),
+            LookupStep(.stopped, "served from the cache; no provider called"),
+        ]
+        return LookupOutcome(place: cached.place, match: cached.match, cost: .zero, cache: .hit, budgetExhausted: false,
+                             budgetNote: nil, stopReason: .cacheHit, calls: [:], errors: [], coalesced: false, steps: steps)
+    }
+
     /// Caches accepted answers and clean "no such place" answers; never errors, never answers cut short by the budget.
     private func store(_ outcome: LookupOutcome, merged: Place?, matchedProviders: [Place], key: String, errors: [String],
                        budgetExhausted: Bool, steps: inout [LookupStep]) throws {
@@ -255,5 +265,7 @@ public final class LookupPipeline: Sendable {
                            distanceMeters: query.near.map { GeoMath.distance($0, place.coordinate) }, score: score)
     }
 
-    private func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    private func iso(_ date: Date) -> String { date.formatted(Self.timestampStyle) }
+
+    private static let timestampStyle = Date.ISO8601FormatStyle()
 }
