@@ -103,6 +103,8 @@ public struct ProximityWatch: Sendable {
     private let lonRad: [Double]
     private let cosLat: [Double]
     private var inside: [Bool]
+    /// Spot indexes by grid cell, so recomputing the nearest set does not scan every spot.
+    private let grid: SpotGrid
     private var monitored: [Int] = []
     private var anchor: Coordinate?
     public private(set) var ignoredFixes = 0
@@ -116,6 +118,7 @@ public struct ProximityWatch: Sendable {
         lonRad = spots.map { $0.coordinate.longitude * .pi / 180 }
         cosLat = spots.map { cos($0.coordinate.latitude * .pi / 180) }
         inside = Array(repeating: false, count: spots.count)
+        grid = SpotGrid(spots.map(\.coordinate))
     }
 
     /// The spots watched right now.
@@ -180,15 +183,70 @@ public struct ProximityWatch: Sendable {
         let count = min(settings.monitorCount, spots.count)
         var best: [(distance: Double, index: Int)] = []
         best.reserveCapacity(count + 1)
-        for index in spots.indices {
-            let distance = GeoMath.distance(here, spots[index].coordinate)
-            if best.count == count, let last = best.last, distance >= last.distance { continue }
-            let position = best.firstIndex { distance < $0.distance } ?? best.count
-            best.insert((distance, index), at: position)
-            if best.count > count { best.removeLast() }
+        grid.visitRings(around: here) { indexes, outsideDistance in
+            for index in indexes {
+                let distance = GeoMath.distance(here, spots[index].coordinate)
+                if best.count == count, let last = best.last, distance >= last.distance { continue }
+                let position = best.firstIndex { distance < $0.distance } ?? best.count
+                best.insert((distance, index), at: position)
+                if best.count > count { best.removeLast() }
+            }
+            // Stop once every spot not yet seen is provably farther than the current n-th nearest.
+            return best.count == count && (best.last?.distance ?? 0) <= outsideDistance
         }
         var chosen = best.map(\.index)
         for index in monitored where inside[index] && !chosen.contains(index) { chosen.append(index) }
         monitored = chosen
+    }
+}
+
+/// A latitude/longitude grid of ~1 km cells over the watched spots. Nearest-spot searches walk square
+/// rings of cells outwards and stop as soon as the ring distance proves the answer complete.
+struct SpotGrid: Sendable {
+    static let latStep = 0.01
+    static let lonStep = 0.02
+    struct Cell: Hashable, Sendable { var lat: Int32; var lon: Int32 }
+
+    private let cells: [Cell: [Int]]
+    private let bounds: (minLat: Int32, maxLat: Int32, minLon: Int32, maxLon: Int32)
+
+    init(_ coordinates: [Coordinate]) {
+        var cells: [Cell: [Int]] = [:]
+        var bounds = (minLat: Int32.max, maxLat: Int32.min, minLon: Int32.max, maxLon: Int32.min)
+        for (index, coordinate) in coordinates.enumerated() {
+            let cell = Self.cell(coordinate)
+            cells[cell, default: []].append(index)
+            bounds = (min(bounds.minLat, cell.lat), max(bounds.maxLat, cell.lat), min(bounds.minLon, cell.lon), max(bounds.maxLon, cell.lon))
+        }
+        self.cells = cells
+        self.bounds = bounds
+    }
+
+    static func cell(_ c: Coordinate) -> Cell {
+        Cell(lat: Int32((c.latitude / latStep).rounded(.down)), lon: Int32((c.longitude / lonStep).rounded(.down)))
+    }
+
+    /// Calls `visit` with the spots of ring 0, 1, 2 … around `center`, and the distance that every spot
+    /// outside the rings seen so far is at least; `visit` returns `true` to stop.
+    func visitRings(around center: Coordinate, _ visit: ([Int], Double) -> Bool) {
+        guard !cells.isEmpty else { return }
+        let origin = Self.cell(center)
+        let maxRing = Int(max(abs(Int64(origin.lat) - Int64(bounds.minLat)), abs(Int64(origin.lat) - Int64(bounds.maxLat)),
+                              abs(Int64(origin.lon) - Int64(bounds.minLon)), abs(Int64(origin.lon) - Int64(bounds.maxLon))))
+        for ring in 0...maxRing {
+            var indexes: [Int] = []
+            for dLat in -ring...ring {
+                let lat = origin.lat + Int32(dLat)
+                if lat < bounds.minLat || lat > bounds.maxLat { continue }
+                let step = (dLat == -ring || dLat == ring) ? 1 : max(1, 2 * ring)
+                for dLon in stride(from: -ring, through: ring, by: step) {
+                    if let found = cells[Cell(lat: lat, lon: origin.lon + Int32(dLon))] { indexes += found }
+                }
+            }
+            // The rings cover at least `ring` whole cells in every direction from the centre's cell.
+            let farLat = min(89.9, abs(center.latitude) + Double(ring + 1) * Self.latStep)
+            let cellWidth = min(Self.latStep * 111_195, Self.lonStep * 111_195 * cos(farLat * .pi / 180))
+            if visit(indexes, Double(ring) * cellWidth) || ring == maxRing { return }
+        }
     }
 }

@@ -142,7 +142,7 @@ public enum SpotTime {
 
     public static func format(_ date: Date, timeZone: String) -> String {
         let zone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)!
-        return date.formatted(Date.ISO8601FormatStyle(timeZone: zone))
+        return date.formatted(Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: zone))
     }
 
     private static func zoneName(of text: String) -> String {

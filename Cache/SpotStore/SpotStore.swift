@@ -26,6 +26,9 @@ public final class SpotStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
+        // WAL + NORMAL: a killed process never loses a committed transaction; only a power cut can
+        // lose the last few, and nothing is ever half-written.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         pool = try DatabasePool(path: path.path, configuration: configuration)
         try Self.migrator.migrate(pool)
     }
@@ -161,6 +164,29 @@ public final class SpotStore: Sendable {
                 SELECT spot.* FROM spot_place JOIN spot ON spot.rowid = spot_place.spot_rowid
                 WHERE spot_place.place_id = ? ORDER BY spot.created_at
                 """, arguments: [placeID.description]).map(Self.spot(from:))
+        }
+    }
+
+    /// For each spot, the saved spots that may be the same place: the same id, a shared attached place id,
+    /// or within `radius` metres. One read transaction for the whole batch, so big imports stay fast.
+    public func duplicateCandidates(for spots: [Spot], radius: Double) throws -> [[Spot]] {
+        try pool.read { db in
+            guard try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0 > 0 else { return spots.map { _ in [] } }
+            let byID = try db.cachedStatement(sql: "SELECT * FROM spot WHERE id = ?")
+            let byPlace = try db.cachedStatement(sql: """
+                SELECT spot.* FROM spot_place JOIN spot ON spot.rowid = spot_place.spot_rowid WHERE spot_place.place_id = ?
+                """)
+            return try spots.map { spot in
+                var found: [Spot] = []
+                if let row = try Row.fetchOne(byID, arguments: [spot.id.storeKey]) { found.append(try Self.spot(from: row)) }
+                for placeID in spot.placeIDs {
+                    found += try Row.fetchAll(byPlace, arguments: [placeID.description]).map(Self.spot(from:))
+                }
+                let near = try Self.candidates(spot.coordinate, radius: radius, db).filter { $0.distance <= radius }
+                found += try Self.load(near.sorted { $0.distance < $1.distance }, center: spot.coordinate, db).map(\.spot)
+                var seen = Set<UUID>()
+                return found.filter { seen.insert($0.id).inserted }
+            }
         }
     }
 
@@ -331,11 +357,11 @@ public final class SpotStore: Sendable {
         return [
             ("id", spot.id.storeKey), ("name", spot.name), ("folded_name", TextFolding.fold(spot.name)),
             ("lat", spot.coordinate.latitude), ("lon", spot.coordinate.longitude), ("category", spot.category),
-            ("tags", try SpotCoding.jsonText(spot.tags)), ("notes", spot.notes), ("rating", spot.rating?.rawValue),
+            ("tags", spot.tags.isEmpty ? "[]" : try SpotCoding.jsonText(spot.tags)), ("notes", spot.notes), ("rating", spot.rating?.rawValue),
             ("address", spot.address), ("url", spot.url),
             ("created_at", spot.createdAt.roundedToMilliseconds.timeIntervalSinceReferenceDate),
             ("updated_at", spot.updatedAt.roundedToMilliseconds.timeIntervalSinceReferenceDate),
-            ("place_ids", try SpotCoding.jsonText(spot.placeIDs)),
+            ("place_ids", spot.placeIDs.isEmpty ? "[]" : try SpotCoding.jsonText(spot.placeIDs)),
             ("snapshot", try spot.snapshot.map { try SpotCoding.jsonText($0.place) }),
             ("snapshot_fetched_at", spot.snapshot?.fetchedAt.roundedToMilliseconds.timeIntervalSinceReferenceDate),
             ("snapshot_source", spot.snapshot?.source),

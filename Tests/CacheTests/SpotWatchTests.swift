@@ -94,6 +94,25 @@ struct SpotWatchTests {
         #expect(watch.refreshes == 2)
     }
 
+    @Test func theWatchedSetIsExactlyTheNearestSpots() {
+        // 3,000 spots scattered over southern Finland; the grid search must agree with a full scan.
+        var seed: UInt64 = 7
+        func unit() -> Double {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(seed >> 11) / Double(1 << 53)
+        }
+        let points = (0..<3_000).map { n in
+            SpotPoint(id: UUID(), name: "spot \(n)", coordinate: Coordinate(latitude: 60 + unit() * 2, longitude: 22 + unit() * 6))
+        }
+        for _ in 0..<40 {
+            let here = Coordinate(latitude: 59.5 + unit() * 3, longitude: 21 + unit() * 8)
+            var watch = ProximityWatch(spots: points, settings: ProximityWatchSettings(monitorCount: 20))
+            _ = watch.process(LocationFix(coordinate: here))
+            let expected = points.sorted { GeoMath.distance(here, $0.coordinate) < GeoMath.distance(here, $1.coordinate) }.prefix(20)
+            #expect(Set(watch.monitoredSpots.map(\.id)) == Set(expected.map(\.id)))
+        }
+    }
+
     @Test func fixLinesParseWithOptionalAccuracyAndTime() throws {
         let plain = try LocationFix(line: "60.1700,24.9522")
         #expect(plain.coordinate == HelsinkiSpots.cathedral && plain.accuracy == nil && plain.time == nil)
