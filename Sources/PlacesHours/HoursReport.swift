@@ -66,18 +66,11 @@ public struct HoursReport: Sendable, Encodable {
         } else {
             return nil
         }
-        var caveats: [String] = []
-        var zone: TimeZone?
-        if let identifier = place.timeZone, let placeZone = TimeZone(identifier: identifier) {
-            zone = placeZone
-        } else if let minutes = place.utcOffsetMinutes, let fixed = TimeZone(secondsFromGMT: minutes * 60) {
-            zone = fixed
-            caveats.append("evaluated at a fixed UTC offset; daylight-saving changes are not followed")
-        } else {
-            zone = timeZone
-        }
+        let zone = Self.timeZone(of: place, fallback: timeZone)
         var report = evaluate(hours, at: date, timeZone: zone, holidays: holidays)
-        report.caveats.insert(contentsOf: caveats, at: 0)
+        if place.timeZone.flatMap(TimeZone.init(identifier:)) == nil, zone != nil, place.utcOffsetMinutes != nil {
+            report.caveats.insert("evaluated at a fixed UTC offset; daylight-saving changes are not followed", at: 0)
+        }
         if let status = place.status, status != .operational {
             report.openNow = false
             report.state = .closed
@@ -86,6 +79,20 @@ public struct HoursReport: Sendable, Encodable {
                 status == .closedPermanently ? "the place is reported permanently closed" : "the place is reported temporarily closed")
         }
         return report
+    }
+
+    /// The wall clock a place's hours are read on: its IANA zone, else its fixed UTC offset, else `fallback`.
+    public static func timeZone(of place: Place, fallback: TimeZone?) -> TimeZone? {
+        if let identifier = place.timeZone, let zone = TimeZone(identifier: identifier) { return zone }
+        if let minutes = place.utcOffsetMinutes, let fixed = TimeZone(secondsFromGMT: minutes * 60) { return fixed }
+        return fallback
+    }
+
+    /// Reads a `--at` / `--open-at` value for one place: a time without an offset is the place's own
+    /// wall-clock time ("Saturday 20:00 there"); with an offset it is an exact instant.
+    public static func moment(_ text: String, for place: Place, fallback: TimeZone?) throws(InputError) -> Date {
+        let zone = timeZone(of: place, fallback: fallback) ?? TimeZone(secondsFromGMT: 0)!
+        return try LocalClock(timeZone: zone).parse(text)
     }
 
     /// The report for a schedule on its own (`places hours 'SPEC'`). Without a zone there is no wall

@@ -310,7 +310,8 @@ public struct HoursInterval: Hashable, Sendable, Encodable, CustomStringConverti
         return text
     }
 
-    static func clock(_ minute: Int) -> String {
+    /// `HH:MM` for minutes after midnight (wrapping past 24:00).
+    public static func clock(_ minute: Int) -> String {
         let wrapped = minute % 1440
         return "\(LocalDate.pad(wrapped / 60, 2)):\(LocalDate.pad(wrapped % 60, 2))"
     }
