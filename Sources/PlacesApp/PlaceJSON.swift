@@ -1,5 +1,6 @@
 import Foundation
 import PlacesCore
+import PlacesHours
 
 /// The JSON shape of a place, shared by the CLI's `--json` and the server's replies so a script can
 /// switch between them without changing its parser.
@@ -26,8 +27,10 @@ public struct PlaceJSON: Encodable, Sendable {
     public var bearing: String?
     public var alternateIds: [String]?
     public var provenance: [String: FieldSource]?
+    /// Structured hours, open-now and next change, read on the place's own wall clock at `at`.
+    public var hours: HoursReport?
 
-    public init(_ place: Place, reference: Coordinate? = nil) {
+    public init(_ place: Place, reference: Coordinate? = nil, at moment: Date = Date()) {
         id = place.id.description
         name = place.name
         lat = place.coordinate.latitude
@@ -40,6 +43,7 @@ public struct PlaceJSON: Encodable, Sendable {
         website = place.website
         brand = place.brand
         openingHours = place.openingHoursText
+        hours = HoursReport.evaluate(place: place, at: moment, timeZone: nil)
         timeZone = place.timeZone
         rating = place.rating
         ratingCount = place.ratingCount
@@ -60,6 +64,10 @@ public struct PlaceJSON: Encodable, Sendable {
         case formattedAddress = "formatted_address"
         case address, phone, website, brand
         case openingHours = "opening_hours"
+        case hours
+        case openNow = "open_now"
+        case nextChange = "next_change"
+        case hoursCaveats = "hours_caveats"
         case timeZone = "time_zone"
         case rating
         case ratingCount = "rating_count"
@@ -85,6 +93,10 @@ public struct PlaceJSON: Encodable, Sendable {
         try c.encode(website, forKey: .website)
         try c.encodeIfPresent(brand, forKey: .brand)
         try c.encode(openingHours, forKey: .openingHours)
+        try c.encode(hours?.hours, forKey: .hours)
+        try c.encode(hours?.openNow, forKey: .openNow)
+        try c.encode(hours?.nextChange, forKey: .nextChange)
+        if let caveats = hours?.caveats, !caveats.isEmpty { try c.encode(caveats, forKey: .hoursCaveats) }
         try c.encodeIfPresent(timeZone, forKey: .timeZone)
         try c.encodeIfPresent(rating, forKey: .rating)
         try c.encodeIfPresent(ratingCount, forKey: .ratingCount)

@@ -67,8 +67,10 @@ public struct SuggestionJSON: Encodable, Sendable {
 }
 
 extension PlacesJSON {
-    public static func place(_ place: Place, reference: Coordinate? = nil, pretty: Bool = false) throws -> Data {
-        try encode(PlaceJSON(place, reference: reference), pretty: pretty)
+    public static func place(
+        _ place: Place, reference: Coordinate? = nil, at moment: Date = Date(), pretty: Bool = false
+    ) throws -> Data {
+        try encode(PlaceJSON(place, reference: reference, at: moment), pretty: pretty)
     }
 
     public static func reverse(_ answer: ReverseGeocode, pretty: Bool = false) throws -> Data {

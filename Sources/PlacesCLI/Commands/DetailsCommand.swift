@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PlacesApp
 import PlacesCore
+import PlacesHours
 
 struct DetailsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,6 +14,7 @@ struct DetailsCommand: AsyncParsableCommand {
             Examples:
               places details osm:node/1234567
               places details geonames:658225 --json
+              places details osm:node/1234567 --at 2026-11-21T20:00   # open Saturday 20:00, its local time?
             """)
 
     @Argument(help: "The place id, e.g. osm:node/1234 or geonames:658225.")
@@ -21,6 +23,11 @@ struct DetailsCommand: AsyncParsableCommand {
     @Flag(help: "Print the place as a JSON object.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "Say whether it is open at this moment instead of now; a time without an offset is the place's local time.",
+        valueName: "ISO8601"))
+    var at: String?
+
     @OptionGroup var state: StateOptions
 
     func run() async throws {
@@ -28,10 +35,11 @@ struct DetailsCommand: AsyncParsableCommand {
             let placeID = try PlaceID(parsing: id)
             let service = try state.openService()
             let place = try await service.details(placeID)
+            let moment = try at.map { text throws(InputError) in try HoursReport.moment(text, for: place, fallback: nil) } ?? Date()
             if json {
-                printData(try PlacesJSON.place(place, pretty: isTerminal(.standardOutput)))
+                printData(try PlacesJSON.place(place, at: moment, pretty: isTerminal(.standardOutput)))
             } else {
-                print(DetailsText.render(place), terminator: "")
+                print(DetailsText.render(place, hours: HoursReport.evaluate(place: place, at: moment, timeZone: nil)), terminator: "")
             }
         }
     }
@@ -39,7 +47,7 @@ struct DetailsCommand: AsyncParsableCommand {
 
 /// A key/value listing of one place for people.
 enum DetailsText {
-    static func render(_ place: Place) -> String {
+    static func render(_ place: Place, hours: HoursReport? = nil) -> String {
         var rows: [[String]] = [["name", place.name], ["id", place.id.description]]
         func add(_ key: String, _ value: String?) { if let value, !value.isEmpty { rows.append([key, value]) } }
         add("category", place.category)
@@ -49,7 +57,7 @@ enum DetailsText {
         add("phone", place.phone)
         add("website", place.website)
         add("brand", place.brand)
-        add("hours", place.openingHoursText)
+        if let hours { rows += HoursText.detailRows(hours, raw: place.openingHoursText) } else { add("hours", place.openingHoursText) }
         add("time zone", place.timeZone)
         add("rating", place.rating.map { String($0) })
         add("status", place.status?.rawValue)

@@ -13,6 +13,7 @@ struct SearchCommand: AsyncParsableCommand {
             Examples:
               places search "maya bar" --near 60.1721,24.9450
               places search pizza --near 60.17,24.94 --radius 500 --category restaurant --json
+              places search sushi --near 60.17,24.94 --open-now
             """)
 
     @Argument(help: "Words to look for in place names.")
@@ -30,6 +31,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
     var category: String?
 
+    @OptionGroup var openFilter: OpenFilterOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var state: StateOptions
 
@@ -40,8 +42,9 @@ struct SearchCommand: AsyncParsableCommand {
             try requireLimit(limit)
             if radius != nil && near == nil { throw InputError("--radius needs --near LAT,LON") }
             let service = try state.openService()
-            let query = SearchQuery(text: query, near: near, radius: radius, limit: limit, category: category?.lowercased())
-            try output.print(try await service.search(query), reference: near)
+            let query = SearchQuery(
+                text: query, near: near, radius: radius, limit: openFilter.fetchLimit(limit), category: category?.lowercased())
+            try output.print(try openFilter.apply(try await service.search(query), limit: limit), reference: near)
         }
     }
 }
@@ -54,6 +57,7 @@ struct NearbyCommand: AsyncParsableCommand {
             Examples:
               places nearby --at 60.1700,24.9410 --radius 300 --category cafe
               places nearby --at 60.17,24.94 --brand Starbucks      # the nearest branches of a chain
+              places nearby --at 60.17,24.94 --category bar --open-at 2026-11-21T23:30
             """)
 
     @Option(help: ArgumentHelp("The centre point.", valueName: "LAT,LON"))
@@ -71,6 +75,7 @@ struct NearbyCommand: AsyncParsableCommand {
     @Option(help: "At most this many results.")
     var limit = 20
 
+    @OptionGroup var openFilter: OpenFilterOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var state: StateOptions
 
@@ -80,8 +85,9 @@ struct NearbyCommand: AsyncParsableCommand {
             try requirePositive(radius, "--radius")
             try requireLimit(limit)
             let service = try state.openService()
-            let query = NearbyQuery(center: center, radius: radius, category: category?.lowercased(), brand: brand, limit: limit)
-            try output.print(try await service.nearby(query), reference: center)
+            let query = NearbyQuery(
+                center: center, radius: radius, category: category?.lowercased(), brand: brand, limit: openFilter.fetchLimit(limit))
+            try output.print(try openFilter.apply(try await service.nearby(query), limit: limit), reference: center)
         }
     }
 }
