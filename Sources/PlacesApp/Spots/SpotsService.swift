@@ -1,0 +1,225 @@
+import Foundation
+import PlacesCore
+import PlacesMatching
+import SpotStore
+
+/// Saved spots as the CLI and the server use them: the store plus the rules that need the rest of the
+/// app (duplicate detection with the place matcher, backups before a replacing import, visit logging).
+public struct SpotsService: Sendable {
+    public let store: SpotStore
+    /// Where `import --replace` writes its backup before it deletes anything.
+    public let backupDirectory: URL
+    public let matcher: PlaceMatcher
+
+    public init(store: SpotStore, backupDirectory: URL, matcher: PlaceMatcher = PlaceMatcher()) {
+        self.store = store
+        self.backupDirectory = backupDirectory
+        self.matcher = matcher
+    }
+
+    /// Opens `spots.sqlite` under the environment's data directory.
+    public static func open(_ environment: PlacesEnvironment) throws -> SpotsService {
+        try environment.createDirectories()
+        return SpotsService(store: try SpotStore(path: environment.spotsDatabase), backupDirectory: environment.dataDirectory)
+    }
+
+    // MARK: Adding
+
+    /// The saved spot that names the same place as `spot`, if any: same id, an attached place id in common,
+    /// or the matcher's `match` verdict against spots within 150 m.
+    public func existingDuplicate(of spot: Spot) throws -> Spot? {
+        try duplicates(of: [spot])[0]
+    }
+
+    /// ``existingDuplicate(of:)`` for a batch, in one read transaction.
+    func duplicates(of spots: [Spot]) throws -> [Spot?] {
+        let candidates = try store.duplicateCandidates(for: spots, radius: matcher.thresholds.maxDistance)
+        return zip(spots, candidates).map { spot, candidates in
+            if let same = candidates.first(where: { $0.id == spot.id }) { return same }
+            if let attached = candidates.first(where: { !Set($0.placeIDs).isDisjoint(with: spot.placeIDs) }) { return attached }
+            return firstMatch(of: spot, among: candidates)
+        }
+    }
+
+    func firstMatch(of spot: Spot, among candidates: [Spot]) -> Spot? {
+        let record = matcher.prepare(Self.matchRecord(spot))
+        return candidates.first { candidate in
+            candidate.id != spot.id && matcher.compare(record, matcher.prepare(Self.matchRecord(candidate))).verdict == .match
+        }
+    }
+
+    static func matchRecord(_ spot: Spot) -> MatchRecord {
+        if let place = spot.snapshot?.place {
+            var record = MatchRecord(place: place)
+            record.id = spot.id.storeKey
+            record.name = spot.name
+            record.coordinate = spot.coordinate
+            return record
+        }
+        return MatchRecord(id: spot.id.storeKey, name: spot.name, address: spot.address, coordinate: spot.coordinate,
+                           category: spot.category)
+    }
+
+    /// Saves `spot` unless it duplicates a saved one (then throws, naming the saved spot), in one transaction.
+    public func add(_ spot: Spot, allowDuplicate: Bool = false) throws -> Spot {
+        if !allowDuplicate, let existing = try existingDuplicate(of: spot) {
+            throw InputError("'\(spot.name)' looks already saved as '\(existing.name)' (\(existing.id.storeKey.prefix(8))); add --allow-duplicate to save it anyway")
+        }
+        try store.add(spot)
+        return spot
+    }
+
+    // MARK: Import and export
+
+    public struct ImportReport: Sendable {
+        public var added: [Spot] = []
+        /// Incoming spots not saved because they name a saved (or earlier incoming) spot.
+        public var duplicates: [(incoming: Spot, existing: Spot)] = []
+        public var visits = 0
+        public var skipped: [String] = []
+        /// The export written before a replacing import deleted anything.
+        public var backup: URL?
+    }
+
+    /// Imports an archive in one transaction. Without `replace`, duplicates (found with the matcher) are
+    /// reported and left out; with it, the current spots and visits are first exported to a backup file.
+    public func importArchive(_ archive: SpotArchive, replace: Bool, now: Date = Date()) throws -> ImportReport {
+        var report = ImportReport(skipped: archive.skipped)
+        var accepted: [Spot] = []
+        var remap: [UUID: UUID] = [:]
+        if replace {
+            report.backup = try writeBackup(now: now)
+            var seen = Set<UUID>()
+            accepted = archive.spots.filter { seen.insert($0.id).inserted }
+        } else {
+            // Incoming spots are compared with saved ones and with each other, through a coarse grid.
+            var grid: [GridCell: [Spot]] = [:]
+            let saved = try duplicates(of: archive.spots)
+            for (spot, savedTwin) in zip(archive.spots, saved) {
+                let existing = savedTwin
+                    ?? firstMatch(of: spot, among: GridCell.around(spot.coordinate).flatMap { grid[$0] ?? [] })
+                if let existing {
+                    report.duplicates.append((spot, existing))
+                    remap[spot.id] = existing.id
+                    continue
+                }
+                accepted.append(spot)
+                grid[GridCell(spot.coordinate), default: []].append(spot)
+            }
+        }
+        let visits = archive.visits.map { visit in
+            var copy = visit
+            if let spotID = visit.spotID, let target = remap[spotID] { copy.spotID = target }
+            return copy
+        }
+        try store.importAll(spots: accepted, visits: visits, replacing: replace)
+        report.added = accepted
+        report.visits = visits.count
+        return report
+    }
+
+    /// Everything in the store in `format` (GeoJSON also carries the visits: it is the backup format).
+    public func export(format: SpotFormat) throws -> Data {
+        try SpotFiles.export(SpotArchive(spots: try store.allSpots(), visits: format == .geojson ? try store.visits() : []),
+                             format: format)
+    }
+
+    /// Writes `spots-backup-<UTC time>.geojson` next to the database and returns its URL.
+    public func writeBackup(now: Date = Date()) throws -> URL {
+        try FileManager.default.createDirectory(at: backupDirectory, withIntermediateDirectories: true)
+        let stamp = now.formatted(Date.ISO8601FormatStyle().year().month().day().dateSeparator(.omitted)
+            .time(includingFractionalSeconds: false).timeSeparator(.omitted))
+        var url = backupDirectory.appendingPathComponent("spots-backup-\(stamp).geojson")
+        var n = 1
+        while FileManager.default.fileExists(atPath: url.path) {
+            n += 1
+            url = backupDirectory.appendingPathComponent("spots-backup-\(stamp)-\(n).geojson")
+        }
+        try export(format: .geojson).write(to: url, options: .atomic)
+        return url
+    }
+
+    // MARK: Visits
+
+    /// Logs a visit at a saved spot (its point unless `at` is given) or at a bare point.
+    /// `time` is ISO 8601 text; without it the visit is now, in the spot's zone when its snapshot knows one.
+    public func log(spot reference: String?, at point: Coordinate?, note: String?, time: String?, photoPath: String? = nil,
+                    now: Date = Date()) throws -> (visit: Visit, spot: Spot?) {
+        let spot = try reference.map { try store.resolve($0) }
+        guard let coordinate = point ?? spot?.coordinate else {
+            throw InputError("say where the visit was: --spot ID or --at LAT,LON")
+        }
+        let when: (date: Date, timeZone: String)
+        if let time { when = try SpotTime.parse(time) } else {
+            when = (now, spot?.snapshot?.place.timeZone ?? TimeZone.current.identifier)
+        }
+        let visit = Visit(spotID: spot?.id, time: when.date, timeZone: when.timeZone, coordinate: coordinate, note: note,
+                          photoPath: photoPath)
+        try store.log(visit)
+        return (visit, spot)
+    }
+
+    /// Visits on a local day (`YYYY-MM-DD`) or since a date (`YYYY-MM-DD`, midnight in this machine's zone, or ISO 8601).
+    public func visits(day: String?, since: String?) throws -> [Visit] {
+        if let day {
+            guard day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil else {
+                throw InputError("invalid --day '\(day)': expected YYYY-MM-DD")
+            }
+            return try store.visits(day: day)
+        }
+        return try store.visits(since: try since.map(Self.parseSince))
+    }
+
+    static func parseSince(_ text: String) throws(InputError) -> Date {
+        if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = .current
+            let parts = text.split(separator: "-").compactMap { Int($0) }
+            if let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) { return date }
+        }
+        guard let date = SpotTime.parseDate(text) else {
+            throw InputError("invalid --since '\(text)': expected YYYY-MM-DD or an ISO 8601 time")
+        }
+        return date
+    }
+
+    /// Visits grouped by their local day, days and visits in time order.
+    public static func groupByDay(_ visits: [Visit]) -> [(day: String, visits: [Visit])] {
+        var order: [String] = []
+        var groups: [String: [Visit]] = [:]
+        for visit in visits.sorted(by: { $0.time < $1.time }) {
+            let day = visit.localDay
+            if groups[day] == nil { order.append(day) }
+            groups[day, default: []].append(visit)
+        }
+        return order.sorted().map { ($0, groups[$0]!) }
+    }
+
+    /// Names of the spots these visits belong to, for printing.
+    public func spotNames(for visits: [Visit]) throws -> [UUID: String] {
+        var names: [UUID: String] = [:]
+        for id in Set(visits.compactMap(\.spotID)) { names[id] = try store.spot(id: id)?.name }
+        return names
+    }
+}
+
+/// A ~0.01° cell (about 1 km): incoming spots are only compared with those in neighbouring cells.
+struct GridCell: Hashable {
+    var lat: Int
+    var lon: Int
+
+    init(_ coordinate: Coordinate) {
+        lat = Int((coordinate.latitude * 100).rounded(.down))
+        lon = Int((coordinate.longitude * 100).rounded(.down))
+    }
+
+    init(lat: Int, lon: Int) {
+        self.lat = lat
+        self.lon = lon
+    }
+
+    static func around(_ coordinate: Coordinate) -> [GridCell] {
+        let center = GridCell(coordinate)
+        return (-1...1).flatMap { dLat in (-1...1).map { dLon in GridCell(lat: center.lat + dLat, lon: center.lon + dLon) } }
+    }
+}
