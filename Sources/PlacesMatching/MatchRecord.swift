@@ -48,90 +48,101 @@ public struct MatchRecord: Sendable, Hashable, Codable {
     }
 }
 
-/// A name split into words once: the words sorted by a stable hash and joined with spaces, so
-/// token-set and token-sort comparisons need no allocation per pair.
-struct TokenizedName: Sendable, Hashable {
-    struct Span: Sendable, Hashable {
-        var hash: UInt64
-        var start: Int32
-        var count: Int32
-    }
-
-    /// Distinct words, ordered by ``Span/hash``, joined with ``TextCode/space``.
-    var sorted: [UInt8]
-    var spans: [Span]
-
-    init(_ tokens: [String]) {
-        var seen = Set<String>()
-        let encoded = tokens.filter { seen.insert($0).inserted }
-            .map { token -> (UInt64, [UInt8]) in let codes = TextCode.encode(token); return (Self.hash(codes), codes) }
-            .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.lexicographicallyPrecedes($1.1) }
-        var sorted: [UInt8] = []
-        var spans: [Span] = []
-        for (hash, codes) in encoded {
-            if !sorted.isEmpty { sorted.append(TextCode.space) }
-            spans.append(Span(hash: hash, start: Int32(sorted.count), count: Int32(codes.count)))
-            sorted.append(contentsOf: codes)
-        }
-        self.sorted = sorted
-        self.spans = spans
-    }
-
-    static func hash(_ codes: [UInt8]) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for c in codes { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
-        return h
-    }
+/// One word of a prepared name: where its codes sit in ``PreparedRecord``'s byte buffer.
+struct WordSpan: Sendable, Hashable {
+    /// FNV-1a of the word's codes: the blocking key, and a quick inequality test.
+    var hash: UInt64
+    var start: Int32
+    var count: Int32
 }
 
 /// A record normalised once, so scoring it against thousands of candidates repeats no text work.
-public struct PreparedRecord: Sendable {
+///
+/// Everything the pair score reads is packed for the inner loop: one byte buffer holds the core
+/// name's distinct words in alphabetical order, the core name as written, and the street, all as
+/// ``TextCode`` codes; phone, house number, city, category and name numbers are 64-bit keys (0 when
+/// absent). A class, so passing one to the scorer costs one reference count, not one per field.
+public final class PreparedRecord: Sendable {
     public let record: MatchRecord
-    let core: TokenizedName
-    /// The core words in their written order, for typos that move a word break.
-    let coreOrdered: [UInt8]
-    let full: TokenizedName
-    /// Bit per generic class ("restaurant", "cafe"…) the full name announces.
-    let genericClasses: UInt32
-    /// Hashes of number words in the name ("Pizzeria 21"), sorted.
-    let numbers: [UInt64]
-    let phone: String?
+    /// "the", generic words and legal suffixes removed: what ``MatchReason``s quote.
+    public let coreName: String
+    /// The E.164 phone, when the number and its region allow it.
+    public let normalizedPhone: String?
     let houseNumber: String?
-    let street: [UInt8]
     let city: String?
     let category: String?
-    public let coordinate: Coordinate?
-    /// Core-name word hashes, for blocking candidates by shared words.
-    var coreTokenHashes: [UInt64] { core.spans.map(\.hash) }
-    public var normalizedPhone: String? { phone }
-    public var coreName: String
+    public var coordinate: Coordinate? { record.coordinate }
+
+    let bytes: [UInt8]
+    let sortedCount: Int
+    let orderedCount: Int
+    let streetCount: Int
+    /// The core words in alphabetical order, deduplicated; starts index ``bytes``.
+    let words: [WordSpan]
+    let phoneKey: UInt64
+    let houseKey: UInt64
+    let cityKey: UInt64
+    let categoryKey: UInt64
+    /// Hash of the number words in the name ("Pizzeria 21"), 0 when there are none.
+    let numbersKey: UInt64
+    /// Bit per generic class ("restaurant", "cafe"…) the full name announces.
+    let genericClasses: UInt32
 
     public init(_ record: MatchRecord, defaultRegion: String? = nil) {
         self.record = record
         let tokens = PlaceNormalizer.nameTokens(record.name)
         let coreTokens = PlaceNormalizer.coreTokens(tokens)
         coreName = coreTokens.joined(separator: " ")
-        core = TokenizedName(coreTokens)
-        coreOrdered = TextCode.encode(coreName)
-        full = TokenizedName(tokens)
+
+        let distinct = Array(Set(coreTokens.map(TextCode.encode))).sorted { $0.lexicographicallyPrecedes($1) }
+        var bytes: [UInt8] = []
+        var words: [WordSpan] = []
+        for codes in distinct {
+            if !bytes.isEmpty { bytes.append(TextCode.space) }
+            words.append(WordSpan(hash: Self.hash(codes), start: Int32(bytes.count), count: Int32(codes.count)))
+            bytes.append(contentsOf: codes)
+        }
+        sortedCount = bytes.count
+        let ordered = TextCode.encode(coreName)
+        orderedCount = ordered.count
+        bytes.append(contentsOf: ordered)
+
+        let address = record.address.map(PlaceNormalizer.address)
+        let street = TextCode.encode(address?.street ?? "")
+        streetCount = street.count
+        bytes.append(contentsOf: street)
+        self.bytes = bytes
+        self.words = words
+
         var classes: UInt32 = 0
         for name in PlaceNormalizer.genericClasses(tokens) {
             if let bit = Self.classBits[name] { classes |= 1 << bit }
         }
         genericClasses = classes
-        numbers = tokens.filter { $0.first?.isNumber == true }.map { TokenizedName.hash(TextCode.encode($0)) }.sorted()
+        let numbers = tokens.filter { $0.first?.isNumber == true }.sorted()
+        numbersKey = numbers.isEmpty ? 0 : Self.key(numbers.joined(separator: " "))
+
         let region = record.countryCode ?? defaultRegion
-        phone = record.phone.flatMap { PlaceNormalizer.phone($0, defaultRegion: region) }
-        if let address = record.address.map(PlaceNormalizer.address) {
-            houseNumber = address.houseNumber
-            street = TextCode.encode(address.street)
-        } else {
-            houseNumber = nil
-            street = []
-        }
+        normalizedPhone = record.phone.flatMap { PlaceNormalizer.phone($0, defaultRegion: region) }
+        phoneKey = Self.key(normalizedPhone)
+        houseNumber = address?.houseNumber
+        houseKey = Self.key(houseNumber)
         city = record.city.map(PlaceNormalizer.normalize).flatMap { $0.isEmpty ? nil : $0 }
+        cityKey = Self.key(city)
         category = record.category.flatMap { PlaceCategory.normalize($0) ?? PlaceNormalizer.normalize($0) }
-        coordinate = record.coordinate
+        categoryKey = Self.key(category)
+    }
+
+    static func hash<S: Sequence<UInt8>>(_ codes: S) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for c in codes { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
+        return h
+    }
+
+    /// A non-zero key for present text, 0 for absent.
+    static func key(_ text: String?) -> UInt64 {
+        guard let text, !text.isEmpty else { return 0 }
+        return max(1, hash(text.utf8))
     }
 
     private static let classBits: [String: Int] = Dictionary(

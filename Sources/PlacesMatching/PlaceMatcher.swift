@@ -1,3 +1,4 @@
+import Foundation
 import PlacesCore
 
 /// Whether two records name the same place.
@@ -95,6 +96,18 @@ public struct PlaceMatcher: Sendable {
         PreparedRecord(record, defaultRegion: thresholds.defaultRegion)
     }
 
+    /// Prepares many records on all cores, in order.
+    public func prepare(_ records: [MatchRecord]) -> [PreparedRecord] {
+        let chunkSize = 2_048
+        let chunkCount = (records.count + chunkSize - 1) / chunkSize
+        let chunks = ChunkResults<PreparedRecord>(count: chunkCount)
+        DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+            let range = chunk * chunkSize..<min(records.count, (chunk + 1) * chunkSize)
+            chunks.set(chunk, records[range].map(prepare))
+        }
+        return chunks.joined()
+    }
+
     public func compare(_ a: MatchRecord, _ b: MatchRecord) -> MatchResult {
         compare(prepare(a), prepare(b))
     }
@@ -107,6 +120,12 @@ public struct PlaceMatcher: Sendable {
     /// The score alone: the hot path of file matching and benchmarks.
     public func score(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
         evaluate(a, b).score
+    }
+
+    /// The name signal alone (0…1): core words by token set and sort over bit-parallel edit
+    /// distance. The benchmark compares it with RapidFuzz's `token_set_ratio`.
+    public func nameSimilarity(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
+        nameScore(a, b)
     }
 
     public func verdict(_ score: Double) -> MatchVerdict {
@@ -133,35 +152,49 @@ public struct PlaceMatcher: Sendable {
         var score = 0.0
     }
 
+    func nameScore(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
+        a.bytes.withUnsafeBufferPointer { ab in
+            b.bytes.withUnsafeBufferPointer { bb in
+                a.words.withUnsafeBufferPointer { aw in
+                    b.words.withUnsafeBufferPointer { bw in
+                        NameSimilarity.score(
+                            sortedA: UnsafeBufferPointer(rebasing: ab[0..<a.sortedCount]), wordsA: aw,
+                            orderedA: UnsafeBufferPointer(rebasing: ab[a.sortedCount..<a.sortedCount + a.orderedCount]),
+                            sortedB: UnsafeBufferPointer(rebasing: bb[0..<b.sortedCount]), wordsB: bw,
+                            orderedB: UnsafeBufferPointer(rebasing: bb[b.sortedCount..<b.sortedCount + b.orderedCount]))
+                    }
+                }
+            }
+        }
+    }
+
+    func streetScore(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
+        a.bytes.withUnsafeBufferPointer { ab in
+            b.bytes.withUnsafeBufferPointer { bb in
+                let sa = UnsafeBufferPointer(rebasing: ab[(a.sortedCount + a.orderedCount)...])
+                let sb = UnsafeBufferPointer(rebasing: bb[(b.sortedCount + b.orderedCount)...])
+                return sa.elementsEqual(sb) ? 1 : EditDistance.ratio(sa, sb)
+            }
+        }
+    }
+
     func evaluate(_ a: PreparedRecord, _ b: PreparedRecord) -> Evidence {
         var e = Evidence()
-        let setScore = TokenSet.ratio(a.core, b.core)
-        let sortScore = EditDistance.ratio(a.core.sorted, b.core.sorted)
-        // One name's words inside the other's ("Stockmann" in "Stockmann Herkku") is token-set
-        // perfect, yet as often a neighbouring sub-venue as the same place: the extra words count
-        // against it, so only an equal phone or address lifts such a pair to `match`.
-        let sameWords = a.core.spans.count == b.core.spans.count && setScore >= 1
-        if sameWords {
-            e.name = 1
-        } else if setScore >= 1 {
-            e.name = max(0, sortScore - 0.2)
-        } else {
-            e.name = max(0.5 * setScore + 0.5 * sortScore, EditDistance.ratio(a.coreOrdered, b.coreOrdered))
-        }
+        e.name = nameScore(a, b)
         e.genericConflict = a.genericClasses != 0 && b.genericClasses != 0 && a.genericClasses & b.genericClasses == 0
-        e.numberConflict = !a.numbers.isEmpty && !b.numbers.isEmpty && a.numbers != b.numbers
+        e.numberConflict = a.numbersKey != 0 && b.numbersKey != 0 && a.numbersKey != b.numbersKey
 
-        if let pa = a.phone, let pb = b.phone { e.phone = pa == pb ? .equal : .different }
-        if let ha = a.houseNumber, let hb = b.houseNumber { e.houseNumber = ha == hb ? .equal : .different }
-        if !a.street.isEmpty && !b.street.isEmpty {
-            let similarity = max(EditDistance.ratio(a.street, b.street), EditDistance.jaroWinkler(a.street, b.street))
+        if a.phoneKey != 0 && b.phoneKey != 0 { e.phone = a.phoneKey == b.phoneKey ? .equal : .different }
+        if a.houseKey != 0 && b.houseKey != 0 { e.houseNumber = a.houseKey == b.houseKey ? .equal : .different }
+        if a.streetCount > 0 && b.streetCount > 0 {
+            let similarity = streetScore(a, b)
             e.street = similarity
             e.addressEqual = similarity >= 0.85 && e.houseNumber != .different
-                && (e.houseNumber == .equal || (a.houseNumber == nil && b.houseNumber == nil))
+                && (e.houseNumber == .equal || (a.houseKey == 0 && b.houseKey == 0))
         }
         if let ca = a.coordinate, let cb = b.coordinate { e.distance = GeoMath.distance(ca, cb) }
-        if let ca = a.category, let cb = b.category { e.category = ca == cb ? .equal : .different }
-        if let ca = a.city, let cb = b.city { e.city = ca == cb ? .equal : .different }
+        if a.categoryKey != 0 && b.categoryKey != 0 { e.category = a.categoryKey == b.categoryKey ? .equal : .different }
+        if a.cityKey != 0 && b.cityKey != 0 { e.city = a.cityKey == b.cityKey ? .equal : .different }
 
         var s = e.name
         if e.genericConflict { s -= 0.1 }
@@ -200,8 +233,8 @@ public struct PlaceMatcher: Sendable {
         return e
     }
 
-    /// The largest score that still falls short of `threshold`.
-    private func below(_ threshold: Double) -> Double { max(0, threshold.nextDown) }
+    /// A score a visible step short of `threshold` (0.79 under 0.8), so a capped score reads as capped.
+    private func below(_ threshold: Double) -> Double { max(0, threshold - 0.01) }
 
     // MARK: Reasons
 
@@ -218,10 +251,10 @@ public struct PlaceMatcher: Sendable {
             reasons.append(MatchReason(signal: .name, agreement: .disagrees, detail: "the names carry different numbers"))
         }
         switch e.phone {
-        case .equal: reasons.append(MatchReason(signal: .phone, agreement: .agrees, detail: "same number \(a.phone ?? "")"))
+        case .equal: reasons.append(MatchReason(signal: .phone, agreement: .agrees, detail: "same number \(a.normalizedPhone ?? "")"))
         case .different:
             reasons.append(MatchReason(signal: .phone, agreement: .disagrees,
-                                       detail: "\(a.phone ?? "") vs \(b.phone ?? "") (weak: businesses have several numbers)"))
+                                       detail: "\(a.normalizedPhone ?? "") vs \(b.normalizedPhone ?? "") (weak: businesses have several numbers)"))
         case .unknown: break
         }
         switch e.houseNumber {
@@ -273,53 +306,89 @@ public struct PlaceMatcher: Sendable {
     }
 }
 
-/// RapidFuzz's `token_set_ratio` (0…1) over pre-tokenised names. Words are ordered by hash rather
-/// than alphabetically, so a value can differ from RapidFuzz's in the last digits when words differ.
-enum TokenSet {
-    static func ratio(_ a: TokenizedName, _ b: TokenizedName) -> Double {
-        a.sorted.withUnsafeBufferPointer { ca in
-            b.sorted.withUnsafeBufferPointer { cb in
-                a.spans.withUnsafeBufferPointer { sa in
-                    b.spans.withUnsafeBufferPointer { sb in ratio(ca, sa, cb, sb) }
-                }
-            }
-        }
-    }
-
-    private static func ratio(_ ca: UnsafeBufferPointer<UInt8>, _ sa: UnsafeBufferPointer<TokenizedName.Span>,
-                              _ cb: UnsafeBufferPointer<UInt8>, _ sb: UnsafeBufferPointer<TokenizedName.Span>) -> Double {
-        if sa.isEmpty || sb.isEmpty { return sa.isEmpty && sb.isEmpty ? 1 : 0 }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ca.count + cb.count + 2) { buffer in
+/// The name signal over prepared words, with no allocation.
+///
+/// Equal word sets score 1. When one name's words are a strict subset of the other's ("Stockmann" /
+/// "Stockmann Herkku"), RapidFuzz's `token_set_ratio` says 100, but the extra words usually mean a
+/// neighbouring sub-venue: the score is the intersection-vs-longer ratio minus 0.2, so only an equal
+/// phone or address makes such a pair a match. Otherwise it is the better of two edit-distance ratios:
+/// the intersection followed by each side's remaining words (token-set alignment, which forgives word
+/// order), and the core names as written (which forgives a typo that moves a word break).
+enum NameSimilarity {
+    static func score(sortedA: UnsafeBufferPointer<UInt8>, wordsA: UnsafeBufferPointer<WordSpan>,
+                      orderedA: UnsafeBufferPointer<UInt8>,
+                      sortedB: UnsafeBufferPointer<UInt8>, wordsB: UnsafeBufferPointer<WordSpan>,
+                      orderedB: UnsafeBufferPointer<UInt8>) -> Double {
+        // A name of punctuation only has no words, and agrees with nothing.
+        if wordsA.isEmpty || wordsB.isEmpty { return 0 }
+        if sortedA.elementsEqual(sortedB) { return 1 }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sortedA.count + sortedB.count + 2) { buffer in
             var sectLength = 0, sectCount = 0
             var abLength = 0, baLength = 0
-            let abBase = 0, baBase = ca.count + 1
-            func append(_ source: UnsafeBufferPointer<UInt8>, _ span: TokenizedName.Span, base: Int, length: inout Int) {
+            let baBase = sortedA.count + 1
+            @inline(__always)
+            func append(_ source: UnsafeBufferPointer<UInt8>, _ span: WordSpan, base: Int, length: inout Int) {
                 if length > 0 { buffer[base + length] = TextCode.space; length += 1 }
-                for k in 0..<Int(span.count) { buffer[base + length + k] = source[Int(span.start) + k] }
+                let start = Int(span.start)
+                for k in 0..<Int(span.count) { buffer[base + length + k] = source[start + k] }
                 length += Int(span.count)
             }
             var i = 0, j = 0
-            while i < sa.count || j < sb.count {
-                if j == sb.count || (i < sa.count && sa[i].hash < sb[j].hash) {
-                    append(ca, sa[i], base: abBase, length: &abLength); i += 1
-                } else if i == sa.count || sb[j].hash < sa[i].hash {
-                    append(cb, sb[j], base: baBase, length: &baLength); j += 1
+            while i < wordsA.count || j < wordsB.count {
+                let order: Int
+                if j == wordsB.count { order = -1 } else if i == wordsA.count { order = 1 } else {
+                    order = compare(sortedA, wordsA[i], sortedB, wordsB[j])
+                }
+                if order < 0 {
+                    append(sortedA, wordsA[i], base: 0, length: &abLength); i += 1
+                } else if order > 0 {
+                    append(sortedB, wordsB[j], base: baBase, length: &baLength); j += 1
                 } else {
-                    sectLength += Int(sa[i].count) + (sectCount > 0 ? 1 : 0)
+                    sectLength += Int(wordsA[i].count) + (sectCount > 0 ? 1 : 0)
                     sectCount += 1; i += 1; j += 1
                 }
             }
-            if sectCount > 0 && (abLength == 0 || baLength == 0) { return 1 }
-            let lcs = EditDistance.lcs(UnsafeBufferPointer(rebasing: buffer[abBase..<abBase + abLength]),
+            let separator = sectCount > 0 ? 1 : 0
+            if sectCount > 0 && (abLength == 0 || baLength == 0) {
+                let extra = separator + abLength + baLength
+                return max(0, 1 - Double(extra) / Double(2 * sectLength + extra) - 0.2)
+            }
+            let lcs = EditDistance.lcs(UnsafeBufferPointer(rebasing: buffer[0..<abLength]),
                                        UnsafeBufferPointer(rebasing: buffer[baBase..<baBase + baLength]))
             let distance = abLength + baLength - 2 * lcs
-            let separator = sectLength > 0 ? 1 : 0
-            let sectAB = sectLength + separator + abLength, sectBA = sectLength + separator + baLength
-            var result = sectAB + sectBA > 0 ? 1 - Double(distance) / Double(sectAB + sectBA) : 0
-            if sectLength == 0 { return result }
-            result = max(result, 1 - Double(separator + abLength) / Double(sectLength + sectAB))
-            result = max(result, 1 - Double(separator + baLength) / Double(sectLength + sectBA))
-            return result
+            let aligned = 1 - Double(distance) / Double(2 * (sectLength + separator) + abLength + baLength)
+            if aligned >= 1 { return aligned }
+            return max(aligned, EditDistance.ratio(orderedA, orderedB))
         }
+    }
+
+    /// Alphabetical order of two words (by their codes).
+    @inline(__always)
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ wa: WordSpan, _ b: UnsafeBufferPointer<UInt8>, _ wb: WordSpan) -> Int {
+        if wa.hash == wb.hash && wa.count == wb.count { return 0 }
+        let n = Int(min(wa.count, wb.count))
+        let sa = Int(wa.start), sb = Int(wb.start)
+        for k in 0..<n where a[sa + k] != b[sb + k] { return a[sa + k] < b[sb + k] ? -1 : 1 }
+        return wa.count == wb.count ? 0 : wa.count < wb.count ? -1 : 1
+    }
+}
+
+/// Per-chunk results written from `concurrentPerform` workers.
+final class ChunkResults<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var chunks: [[Element]]
+
+    init(count: Int) { chunks = Array(repeating: [], count: count) }
+
+    func set(_ index: Int, _ elements: [Element]) {
+        lock.lock()
+        chunks[index] = elements
+        lock.unlock()
+    }
+
+    func joined() -> [Element] {
+        lock.lock()
+        defer { lock.unlock() }
+        return chunks.flatMap { $0 }
     }
 }

@@ -8,6 +8,7 @@ import PlacesCore
 public enum PlaceNormalizer {
     /// Folded, punctuation-free text with single spaces: `"Joe's Café & Bar"` → `"joes cafe and bar"`.
     public static func normalize(_ text: String) -> String {
+        if let ascii = normalizeASCII(text) { return ascii }
         let folded = TextFolding.fold(text)
         var out = String.UnicodeScalarView()
         var pendingSpace = false
@@ -32,6 +33,38 @@ public enum PlaceNormalizer {
             }
         }
         return String(out)
+    }
+
+    /// The same result for plain ASCII text in one pass over its bytes, where folding only lowercases;
+    /// most names and every address in a large file take this path. `nil` for other text.
+    static func normalizeASCII(_ text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            var out = [UInt8]()
+            out.reserveCapacity(bytes.count + 4)
+            var pendingSpace = false
+            for byte in bytes {
+                guard byte < 0x80 else { return nil }
+                switch byte {
+                case UInt8(ascii: "'"), UInt8(ascii: "`"): continue
+                case UInt8(ascii: "&"), UInt8(ascii: "+"):
+                    if !out.isEmpty { out.append(0x20) }
+                    out.append(contentsOf: [0x61, 0x6E, 0x64])
+                    pendingSpace = true
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    if pendingSpace, !out.isEmpty { out.append(0x20) }
+                    pendingSpace = false
+                    out.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    if pendingSpace, !out.isEmpty { out.append(0x20) }
+                    pendingSpace = false
+                    out.append(byte + 0x20)
+                default:
+                    pendingSpace = true
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// The normalised tokens of a name with abbreviations spelled one way ("st" → "saint",
@@ -69,7 +102,10 @@ public enum PlaceNormalizer {
         if let exact = genericWordClass[token] { return exact }
         guard token.count >= 6 else { return nil }
         let codes = TextCode.encode(token)
-        for (word, codesOfWord) in genericWordCodes where EditDistance.jaroWinkler(codes, codesOfWord) >= 0.93 {
+        // A typo keeps the length within one and, almost always, the first letter.
+        for (word, codesOfWord) in genericWordCodes
+        where codesOfWord[0] == codes[0] && abs(codesOfWord.count - codes.count) <= 1
+            && EditDistance.jaroWinkler(codes, codesOfWord) >= 0.93 {
             return genericWordClass[word]
         }
         return nil

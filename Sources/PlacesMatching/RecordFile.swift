@@ -92,7 +92,7 @@ public enum RecordFile {
                     }
                     func value(_ key: String) -> String? {
                         guard let index = columns[key] else { return nil }
-                        let text = row.fields[index].trimmingCharacters(in: .whitespaces)
+                        let text = trimmed(row.fields[index])
                         return text.isEmpty ? nil : text
                     }
                     return try makeRecord(id: value("id"), name: value("name"), address: value("address"),
@@ -128,6 +128,17 @@ public enum RecordFile {
     }
 
     static let required = ["id", "name"]
+
+    /// Spaces and tabs around a field removed; cheaper than Foundation's trimming on every field.
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last,
+              first == " " || first == "\t" || last == " " || last == "\t" else { return text }
+        var view = Substring(text).unicodeScalars
+        while let head = view.first, head == " " || head == "\t" { view.removeFirst() }
+        while let tail = view.last, tail == " " || tail == "\t" { view.removeLast() }
+        return String(view)
+    }
 
     static func canonicalColumn(_ raw: String) -> String? {
         let key = raw.trimmingCharacters(in: .whitespaces).lowercased()
@@ -189,8 +200,17 @@ public enum RecordFile {
         let separator: Character = first.text.contains("\t") && !first.text.contains(",") ? "\t" : ","
         var rows: [Row] = []
         var index = lines.firstIndex { !$0.text.isEmpty }!
+        let separatorByte = UInt8(ascii: separator == "," ? "," : "\t")
         while index < lines.count {
             let start = lines[index].number
+            // Most lines have no quotes: split their bytes directly.
+            if !lines[index].text.utf8.contains(UInt8(ascii: "\"")) {
+                let fields = lines[index].text.utf8.split(separator: separatorByte, omittingEmptySubsequences: false)
+                    .map { String(Substring($0)) }
+                rows.append(Row(line: start, fields: fields, problem: nil))
+                index += 1
+                continue
+            }
             var fields: [String] = []
             var field = ""
             var inQuotes = false

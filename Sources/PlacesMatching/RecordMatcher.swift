@@ -43,7 +43,7 @@ public struct RecordMatcher: Sendable {
     /// Matched pairs with a score at or above `minimumScore` (by default the accept threshold,
     /// so only `match` verdicts; pass the review threshold to keep `review` pairs too).
     public func match(left: [MatchRecord], right: [MatchRecord], minimumScore: Double? = nil) -> [MatchedPair] {
-        run(left: left.map(matcher.prepare), right: right.map(matcher.prepare), minimumScore: minimumScore).pairs
+        run(left: matcher.prepare(left), right: matcher.prepare(right), minimumScore: minimumScore).pairs
     }
 
     /// The full run over prepared records; `progress(done, total)` is called from worker threads.
@@ -103,8 +103,8 @@ public struct RecordMatcher: Sendable {
 
     static func isFar(_ a: PreparedRecord, _ b: PreparedRecord, _ maxDistance: Double) -> Bool {
         guard let ca = a.coordinate, let cb = b.coordinate, GeoMath.distance(ca, cb) > maxDistance else { return false }
-        if let pa = a.phone, pa == b.phone { return false }
-        if let ha = a.houseNumber, ha == b.houseNumber { return false }
+        if a.phoneKey != 0 && a.phoneKey == b.phoneKey { return false }
+        if a.houseKey != 0 && a.houseKey == b.houseKey { return false }
         return true
     }
 
@@ -152,21 +152,25 @@ private final class ChunkCollector: @unchecked Sendable {
 struct BlockIndex: Sendable {
     let cellMeters: Double
     var grid: [Int64: [Int32]] = [:]
+    /// Word postings of every right record, for left records without coordinates.
     var words: [UInt64: [Int32]] = [:]
-    var phones: [String: [Int32]] = [:]
-    let hasCoordinate: [Bool]
+    /// Word postings of right records without coordinates: with coordinates on both sides the grid
+    /// is the block, so a left record with coordinates reaches only these through its words.
+    var wordsWithoutCoordinate: [UInt64: [Int32]] = [:]
+    var phones: [UInt64: [Int32]] = [:]
 
     init(_ records: [PreparedRecord], cellMeters: Double) {
         self.cellMeters = cellMeters
-        hasCoordinate = records.map { $0.coordinate != nil }
         for (i, record) in records.enumerated() {
             let id = Int32(i)
             if let c = record.coordinate {
                 let (x, y) = Self.cell(c, cellMeters)
                 grid[Self.key(x, y), default: []].append(id)
+            } else {
+                for word in record.words { wordsWithoutCoordinate[word.hash, default: []].append(id) }
             }
-            for hash in record.core.spans.map(\.hash) { words[hash, default: []].append(id) }
-            if let phone = record.phone { phones[phone, default: []].append(id) }
+            for word in record.words { words[word.hash, default: []].append(id) }
+            if record.phoneKey != 0 { phones[record.phoneKey, default: []].append(id) }
         }
     }
 
@@ -181,31 +185,28 @@ struct BlockIndex: Sendable {
 
     /// Calls `visit` with every candidate (possibly more than once).
     func candidates(for record: PreparedRecord, maxWordFrequency: Int, _ visit: (Int32) -> Void) {
+        let wordIndex: [UInt64: [Int32]]
         if let c = record.coordinate {
             let (x, y) = Self.cell(c, cellMeters)
             for dx in Int64(-1)...1 { for dy in Int64(-1)...1 { grid[Self.key(x + dx, y + dy)]?.forEach(visit) } }
-        }
-        var rarest: [Int32]?
-        var usedWord = false
-        for span in record.core.spans {
-            guard let postings = words[span.hash] else { continue }
-            if postings.count > maxWordFrequency {
-                if rarest == nil || postings.count < rarest!.count { rarest = postings }
-                continue
-            }
-            usedWord = true
-            visitWordPostings(postings, record, visit)
-        }
-        if !usedWord, let rarest { visitWordPostings(rarest, record, visit) }
-        if let phone = record.phone { phones[phone]?.forEach(visit) }
-    }
-
-    /// With coordinates on both sides the grid is the block; words only reach records without them.
-    private func visitWordPostings(_ postings: [Int32], _ record: PreparedRecord, _ visit: (Int32) -> Void) {
-        if record.coordinate == nil {
-            postings.forEach(visit)
+            wordIndex = wordsWithoutCoordinate
         } else {
-            for r in postings where !hasCoordinate[Int(r)] { visit(r) }
+            wordIndex = words
         }
+        if !wordIndex.isEmpty {
+            var rarest: [Int32]?
+            var usedWord = false
+            for word in record.words {
+                guard let postings = wordIndex[word.hash] else { continue }
+                if postings.count > maxWordFrequency {
+                    if rarest == nil || postings.count < rarest!.count { rarest = postings }
+                    continue
+                }
+                usedWord = true
+                postings.forEach(visit)
+            }
+            if !usedWord, let rarest { rarest.forEach(visit) }
+        }
+        if record.phoneKey != 0 { phones[record.phoneKey]?.forEach(visit) }
     }
 }

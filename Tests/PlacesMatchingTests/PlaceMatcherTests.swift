@@ -82,8 +82,16 @@ import Testing
         let long = String(repeating: "abcdefghij", count: 10)
         #expect(EditDistance.ratio(TextCode.encode(long), TextCode.encode(long + "x")) == 200.0 / 201)
         #expect(abs(EditDistance.jaroWinkler(TextCode.encode("martha"), TextCode.encode("marhta")) - 0.9611111111111111) < 1e-12)
-        let subset = TokenSet.ratio(TokenizedName(["cheesecake", "factory"]), TokenizedName(["the", "cheesecake", "factory"]))
-        #expect(subset == 1)
+        let m = PlaceMatcher()
+        func name(_ a: String, _ b: String) -> Double {
+            m.nameSimilarity(m.prepare(MatchRecord(id: "a", name: a)), m.prepare(MatchRecord(id: "b", name: b)))
+        }
+        #expect(name("The Cheesecake Factory", "Cheesecake Factory") == 1)
+        #expect(name("Kolera-allas", "allas Kolera") == 1)
+        // A strict subset is a sub-venue as often as the same place: well below a full match.
+        #expect(name("Stockmann", "Stockmann Herkku") < 0.6)
+        // A typo costs a little: "kappeli" vs "kapelli" has LCS 6 of 7.
+        #expect(abs(name("Kappeli", "Kapelli") - 12.0 / 14) < 1e-12)
     }
 
     func moved(_ c: Coordinate, metres: Double) -> Coordinate {
