@@ -6,6 +6,7 @@ typealias BenchmarkSuite = @Sendable ([String]) async throws -> Void
 var suites: [String: BenchmarkSuite] = [:]
 // One line per suite; each lives in its own <Area>Benchmark.swift.
 suites["hours"] = HoursBenchmark.run
+suites["matching"] = MatchingBenchmark.run
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let suite = suites[name] else {
