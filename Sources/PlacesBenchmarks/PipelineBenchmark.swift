@@ -19,7 +19,7 @@ enum PipelineBenchmark {
         let placeCount = arguments.dropFirst().first.flatMap(Int.init) ?? 2_000
         let accept = arguments.dropFirst(2).first.flatMap(Double.init) ?? MatchThresholds.default.accept
         let scorer = MatcherScorer(matcher: PlaceMatcher(thresholds: MatchThresholds(accept: accept)))
-        let world = BenchWorld(placeCount: placeCount, cheapShare: 0.8)
+        let world = PipelineBenchWorld(placeCount: placeCount, cheapShare: 0.8)
         let workload = world.zipfWorkload(lookups: lookups, exponent: 1.0)
         let price = MicroDollars.perThousand(dollars: 35)
         print("pipeline.lookups \(lookups) count")
@@ -67,7 +67,7 @@ enum PipelineBenchmark {
         var spent: MicroDollars
     }
 
-    private static func replay(_ label: String, world: BenchWorld, workload: [BenchLookup], price: MicroDollars,
+    private static func replay(_ label: String, world: PipelineBenchWorld, workload: [PipelineBenchLookup], price: MicroDollars,
                                scorer: any CandidateScorer, useCheap: Bool, useCache: Bool) async throws -> ReplayResult {
         let (pipeline, directory) = try makePipeline(world: world, price: price, scorer: scorer, useCheap: useCheap,
                                                      useCache: useCache)
@@ -106,13 +106,13 @@ enum PipelineBenchmark {
         return ReplayResult(paidCalls: paidCalls, spent: spent)
     }
 
-    private static func makePipeline(world: BenchWorld, price: MicroDollars, scorer: any CandidateScorer, useCheap: Bool,
+    private static func makePipeline(world: PipelineBenchWorld, price: MicroDollars, scorer: any CandidateScorer, useCheap: Bool,
                                      useCache: Bool) throws -> (LookupPipeline, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-bench-pipeline-\(UUID().uuidString)")
         let cache = useCache ? try LookupCacheStore(path: directory.appendingPathComponent("cache.sqlite")) : nil
         let ledger = try BudgetLedger(path: directory.appendingPathComponent("budget.sqlite"))
-        var providers: [any PlaceProvider] = [BenchProvider(name: "costly", price: price, world: world, knowsAll: true)]
-        if useCheap { providers.insert(BenchProvider(name: "cheap", price: .zero, world: world, knowsAll: false), at: 0) }
+        var providers: [any PlaceProvider] = [PipelineBenchProvider(name: "costly", price: price, world: world, knowsAll: true)]
+        if useCheap { providers.insert(PipelineBenchProvider(name: "cheap", price: .zero, world: world, knowsAll: false), at: 0) }
         let pipeline = LookupPipeline(providers: providers, scorer: scorer,
                                       cache: cache, ledger: ledger,
                                       policy: LookupPolicy(offlineProviders: ["cheap"]))
@@ -120,13 +120,13 @@ enum PipelineBenchmark {
     }
 }
 
-struct BenchLookup: Sendable {
+struct PipelineBenchLookup: Sendable {
     var request: LookupRequest
     var truth: Int
 }
 
 /// Generated places with known identities, so every accepted answer can be checked against the truth.
-struct BenchWorld: Sendable {
+struct PipelineBenchWorld: Sendable {
     let places: [Place]
     let cheapKnows: [Bool]
     let indexByName: [String: Int]
@@ -139,7 +139,7 @@ struct BenchWorld: Sendable {
         let second = ["Bar", "Café", "Bistro", "Grill", "Kitchen", "Deli", "Bakery", "Books", "Studio", "Pharmacy",
                       "Market", "Garden", "Lounge", "Pizzeria", "Sushi", "Tavern", "Gallery", "Salon", "Florist", "Records"]
         let third = ["", " Helsinki", " Kamppi", " Kallio", " Töölö", " Punavuori", " Eira", " Vallila"]
-        var generator = SplitMix64(seed: 42)
+        var generator = PipelineBenchRandom(seed: 42)
         var places: [Place] = []
         var cheap: [Bool] = []
         var index: [String: Int] = [:]
@@ -169,8 +169,8 @@ struct BenchWorld: Sendable {
     }
 
     /// Lookups whose place ranks follow a Zipf law: the k-th most popular place is asked ~1/k^s as often.
-    func zipfWorkload(lookups: Int, exponent: Double) -> [BenchLookup] {
-        var generator = SplitMix64(seed: 7)
+    func zipfWorkload(lookups: Int, exponent: Double) -> [PipelineBenchLookup] {
+        var generator = PipelineBenchRandom(seed: 7)
         var order = Array(places.indices)
         for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(generator.next() % UInt64(i + 1))) }
         let weights = (1...places.count).map { 1 / pow(Double($0), exponent) }
@@ -186,17 +186,17 @@ struct BenchWorld: Sendable {
             // The user is standing within a few metres of the place (same 100 m cache cell most of the time).
             let near = Coordinate(latitude: place.coordinate.latitude, longitude: place.coordinate.longitude)
             let query = MatchQuery(name: place.name, near: near, fields: [.id, .name, .coordinate, .phone])
-            return BenchLookup(request: LookupRequest(query: query), truth: truth)
+            return PipelineBenchLookup(request: LookupRequest(query: query), truth: truth)
         }
     }
 }
 
 /// A fake provider over the generated world: `knowsAll` answers every place; otherwise it knows
 /// its share and answers the rest with a decoy: another generated business, moved 60 m from the one asked for.
-struct BenchProvider: PlaceProvider {
+struct PipelineBenchProvider: PlaceProvider {
     let name: String
     let price: MicroDollars
-    let world: BenchWorld
+    let world: PipelineBenchWorld
     let knowsAll: Bool
     var capabilities: ProviderCapabilities { [.match] }
     var cacheTerms: CacheTerms { .unlimited }
@@ -220,7 +220,7 @@ struct BenchProvider: PlaceProvider {
     }
 }
 
-struct SplitMix64 {
+struct PipelineBenchRandom {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
