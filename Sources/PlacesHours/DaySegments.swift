@@ -107,19 +107,20 @@ enum RuleEvaluator {
     static func segments(of rules: [HoursRule], on date: LocalDate, holidays: HolidayCalendar?) -> [Segment] {
         var segments: [Segment] = []
         var anyRuleMatched = false
-        for rule in rules {
-            if rule.joiner == .fallback && anyRuleMatched { continue }
-            guard rule.matches(date, holidays: holidays) else { continue }
+        // Indexing (rather than `for rule in rules`) borrows each rule instead of copying its arrays.
+        for index in rules.indices {
+            if rules[index].joiner == .fallback && anyRuleMatched { continue }
+            guard rules[index].matches(date, holidays: holidays) else { continue }
             anyRuleMatched = true
-            let pieces = rule.segments()
-            let isClosing = rule.effectiveState == .closed
-            switch rule.joiner {
+            let pieces = rules[index].pieces
+            let isClosing = rules[index].effectiveState == .closed
+            switch rules[index].joiner {
             case .normal, .fallback:
-                if isClosing && !rule.times.isEmpty {
+                if isClosing && !rules[index].times.isEmpty {
                     // `We 12:00-14:00 off` closes those hours only; a closing rule without times closes the day.
                     for piece in pieces { SegmentList.subtract(&segments, from: piece.start, to: piece.end) }
                 } else {
-                    segments = isClosing ? [] : normalized(pieces)
+                    segments = isClosing ? [] : pieces
                 }
             case .additional:
                 for piece in pieces {
@@ -135,7 +136,7 @@ enum RuleEvaluator {
     }
 
     /// Sorts a rule's own spans and lets later spans win where they overlap (`10:00-14:00,12:00-18:00`).
-    private static func normalized(_ pieces: [Segment]) -> [Segment] {
+    static func normalized(_ pieces: [Segment]) -> [Segment] {
         if pieces.count <= 1 { return pieces }
         var result: [Segment] = []
         for piece in pieces { SegmentList.insert(&result, piece) }

@@ -21,6 +21,8 @@ struct HoursRule: Hashable, Sendable {
     var times: [TimeSpan] = []
     var state: HoursState?
     var comment: String?
+    /// ``segments()`` computed once after parsing: they do not depend on the day.
+    var pieces: [Segment] = []
 
     var hasSelectors: Bool { !years.isEmpty || !dates.isEmpty || !weeks.isEmpty || !dayGroups.isEmpty }
     var usesSolarTime: Bool { times.contains { $0.usesSolarTime } }

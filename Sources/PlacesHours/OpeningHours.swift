@@ -22,6 +22,7 @@ public struct OpeningHours: Hashable, Sendable {
     }
 
     let schedule: Schedule
+    let features: Features
     /// The source text (OSM value, or a provider's own description), kept verbatim.
     public let text: String?
     public let syntaxError: HoursSyntaxError?
@@ -35,10 +36,12 @@ public struct OpeningHours: Hashable, Sendable {
         do {
             let (rules, warnings) = try OpeningHoursParser.parse(text)
             schedule = .rules(rules)
+            features = Features(rules)
             syntaxError = nil
             self.warnings = warnings
         } catch {
             schedule = .unreadable
+            features = []
             syntaxError = error
             warnings = []
         }
@@ -70,6 +73,7 @@ public struct OpeningHours: Hashable, Sendable {
             }
         }
         schedule = .weekly(week)
+        features = []
         self.text = text
         syntaxError = nil
         warnings = []
@@ -88,10 +92,31 @@ public struct OpeningHours: Hashable, Sendable {
         return []
     }
 
-    public var mentionsPublicHolidays: Bool { rules.contains { $0.mentionsPublicHolidays } }
-    public var mentionsSchoolHolidays: Bool { rules.contains { $0.mentionsSchoolHolidays } }
-    public var usesSolarTime: Bool { rules.contains { $0.usesSolarTime } }
-    private var isSeasonal: Bool { rules.contains { $0.isSeasonal } }
+    public var mentionsPublicHolidays: Bool { features.contains(.publicHolidays) }
+    public var mentionsSchoolHolidays: Bool { features.contains(.schoolHolidays) }
+    public var usesSolarTime: Bool { features.contains(.solarTime) }
+    private var isSeasonal: Bool { features.contains(.seasonal) }
+
+    /// What the rules depend on, worked out once so each evaluation does not walk the rules again.
+    struct Features: OptionSet, Hashable, Sendable {
+        let rawValue: UInt8
+        static let publicHolidays = Features(rawValue: 1)
+        static let schoolHolidays = Features(rawValue: 2)
+        static let solarTime = Features(rawValue: 4)
+        static let seasonal = Features(rawValue: 8)
+
+        init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        init(_ rules: [HoursRule]) {
+            self.init(rawValue: 0)
+            for index in rules.indices {
+                if rules[index].mentionsPublicHolidays { insert(.publicHolidays) }
+                if rules[index].mentionsSchoolHolidays { insert(.schoolHolidays) }
+                if rules[index].usesSolarTime { insert(.solarTime) }
+                if rules[index].isSeasonal { insert(.seasonal) }
+            }
+        }
+    }
 
     /// What the schedule says about `date` itself; segments may run past midnight.
     func ownSegments(on date: LocalDate, holidays: HolidayCalendar?) -> [Segment] {
@@ -104,12 +129,14 @@ public struct OpeningHours: Hashable, Sendable {
 
     /// The day as lived, 0…1440: its own segments on top of what spilled over from the day before.
     private func effectiveSegments(
-        on date: LocalDate, holidays: HolidayCalendar?, cache: inout [Int: [Segment]]
+        on date: LocalDate, holidays: HolidayCalendar?, cache: inout [(day: Int, segments: [Segment])]
     ) -> [Segment] {
+        // Consecutive days ask for their neighbour, so the last entry is almost always the hit.
         func own(_ day: LocalDate) -> [Segment] {
-            if let cached = cache[day.dayNumber] { return cached }
+            let number = day.dayNumber
+            if let cached = cache.last(where: { $0.day == number }) { return cached.segments }
             let segments = ownSegments(on: day, holidays: holidays)
-            cache[day.dayNumber] = segments
+            cache.append((number, segments))
             return segments
         }
         var result: [Segment] = []
@@ -135,7 +162,7 @@ public struct OpeningHours: Hashable, Sendable {
             return HoursEvaluation(
                 state: .unknown, comment: nil, nextChange: nil, caveats: caveats, hours: self, date: now.date, holidays: holidays)
         }
-        var cache: [Int: [Segment]] = [:]
+        var cache: [(day: Int, segments: [Segment])] = []
         let today = effectiveSegments(on: now.date, holidays: holidays, cache: &cache)
         let current = today.first { $0.start <= now.minute && now.minute < $0.end }
         let state = current?.state ?? .closed
@@ -162,7 +189,7 @@ public struct OpeningHours: Hashable, Sendable {
                     // In the hour repeated when clocks go back, the wall time came round a second time.
                     instant = date.addingTimeInterval(Double((offset * 1440 + run.start - now.minute) * 60))
                 }
-                nextChange = HoursChange(at: instant, state: run.state, localTime: clock.iso8601(instant))
+                nextChange = HoursChange(at: instant, state: run.state, timeZone: timeZone)
                 break search
             }
         }
@@ -235,8 +262,11 @@ public struct HoursChange: Hashable, Sendable {
     public var at: Date
     /// The state from `at` on.
     public var state: HoursState
+    /// The place's zone, to write `at` on its wall clock.
+    public var timeZone: TimeZone
+
     /// `at` in ISO 8601 with the place's offset (`2026-11-21T18:00:00+02:00`).
-    public var localTime: String
+    public var localTime: String { LocalClock(timeZone: timeZone).iso8601(at) }
 }
 
 /// One day of a week's schedule.

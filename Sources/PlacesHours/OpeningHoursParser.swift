@@ -32,37 +32,40 @@ struct OpeningHoursParser {
     /// the replaced ones, the author most likely meant `,` (add). The rules are still evaluated as
     /// written; the warning lets the answer say it may not be what was meant.
     static func replacedHoursWarnings(_ rules: [HoursRule]) -> [String] {
-        func plainWeekdays(_ rule: HoursRule) -> Set<Int>? {
+        guard rules.count > 1 else { return [] }
+        /// Weekdays as bits (Monday = bit 1), or `nil` for a rule that is more than "weekdays + times".
+        func plainWeekdays(_ rule: HoursRule) -> UInt8? {
             guard rule.years.isEmpty, rule.dates.isEmpty, rule.weeks.isEmpty, rule.dayGroups.count == 1,
                 !rule.times.isEmpty, rule.effectiveState == .open, !rule.usesSolarTime
             else { return nil }
-            var days = Set<Int>()
+            var days: UInt8 = 0
             for item in rule.dayGroups[0] {
                 guard case .weekdays(let from, let to, let nth) = item, nth.isEmpty else { return nil }
                 var day = from
                 while true {
-                    days.insert(day)
+                    days |= 1 << day
                     if day == to { break }
                     day = day % 7 + 1
                 }
             }
             return days
         }
+        let weekdays = rules.map(plainWeekdays)
         var warnings: [String] = []
-        for (index, rule) in rules.enumerated() where rule.joiner == .normal {
-            guard let days = plainWeekdays(rule) else { continue }
-            let spans = rule.segments()
-            var replaced = Set<Int>()
-            for earlier in rules[..<index] where earlier.joiner != .fallback {
-                guard let earlierDays = plainWeekdays(earlier) else { continue }
-                let shared = days.intersection(earlierDays)
-                let overlaps = earlier.segments().contains { old in spans.contains { $0.start < old.end && old.start < $0.end } }
-                if !shared.isEmpty && !overlaps { replaced.formUnion(shared) }
+        for index in rules.indices where rules[index].joiner == .normal {
+            guard let days = weekdays[index] else { continue }
+            var replaced: UInt8 = 0
+            for earlier in 0..<index where rules[earlier].joiner != .fallback {
+                guard let earlierDays = weekdays[earlier], days & earlierDays != 0 else { continue }
+                let overlaps = rules[earlier].pieces.contains { old in
+                    rules[index].pieces.contains { $0.start < old.end && old.start < $0.end }
+                }
+                if !overlaps { replaced |= days & earlierDays }
             }
-            if !replaced.isEmpty {
-                let names = replaced.sorted().map { Vocabulary.weekdayNames[$0 - 1] }.joined(separator: ",")
-                warnings.append(
-                    "a later rule replaces the earlier hours on \(names) (as ';' specifies); if both were meant, they should be joined with ','")
+            if replaced != 0 {
+                let names = (1...7).filter { replaced & (1 << $0) != 0 }.map { Vocabulary.weekdayNames[$0 - 1] }
+                warnings.append("a later rule replaces the earlier hours on \(names.joined(separator: ",")) (as ';' "
+                    + "specifies); if both were meant, they should be joined with ','")
             }
         }
         return warnings
@@ -81,6 +84,7 @@ struct OpeningHoursParser {
             }
             var rule = try parseRule()
             rule.joiner = joiner
+            rule.pieces = RuleEvaluator.normalized(rule.segments())
             rules.append(rule)
             switch current.kind {
             case .end: return rules
