@@ -1,0 +1,112 @@
+import ArgumentParser
+import BudgetLedger
+import Foundation
+import PlacesApp
+import PlacesCore
+
+struct BudgetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "budget",
+        abstract: "Show or change what paid providers may spend.",
+        discussion: """
+            Spend is recorded in a ledger before every paid call, so limits hold across concurrent lookups
+            and processes. Days and months are calendar periods in [budget] time_zone (config.toml).
+
+            Examples:
+              places budget                              # today and this month, per provider
+              places budget set google 5/day 50/month    # dollars
+              places budget set overall 2/day
+              places budget set google none/day          # remove a limit
+            """,
+        subcommands: [BudgetShowCommand.self, BudgetSetCommand.self],
+        defaultSubcommand: BudgetShowCommand.self)
+}
+
+struct BudgetShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Spend, limits, remaining and free-tier use.")
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let environment = state.environment
+            let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
+            let report = try ledger.report()
+            if json {
+                printData(try PlacesJSON.encode(report, pretty: isTerminal(.standardOutput)))
+                return
+            }
+            print("budget (days in \(report.timeZone); today \(report.day), month \(report.month))")
+            print(Self.row("", "today", "limit", "left", "month", "limit", "left"))
+            print(Self.row("overall", report.overallToday, report.overallMonth))
+            for provider in report.providers {
+                print(Self.row(provider.provider, provider.today, provider.month))
+                for free in provider.freeTier where free.used > 0 || provider.month.calls > 0 {
+                    print("    free tier \(free.sku): \(free.used) of \(free.allowance) calls this month")
+                }
+            }
+        }
+    }
+
+    private static func row(_ name: String, _ day: BudgetReport.PeriodFigures, _ month: BudgetReport.PeriodFigures) -> String {
+        func money(_ m: MicroDollars?) -> String { m.map { String(format: "$%.4f", $0.dollars) } ?? "-" }
+        return row(name, money(day.spent) + " (\(day.calls))", money(day.limit), money(day.remaining),
+                   money(month.spent) + " (\(month.calls))", money(month.limit), money(month.remaining))
+    }
+
+    private static func row(_ columns: String...) -> String {
+        columns.enumerated().map { $0.offset == 0 ? $0.element.padding(toLength: 12, withPad: " ", startingAt: 0)
+            : $0.element.padding(toLength: 16, withPad: " ", startingAt: 0) }.joined()
+    }
+}
+
+struct BudgetSetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Set a provider's (or the overall) daily and monthly limits in dollars.",
+        discussion: """
+            Limits set here are stored in the ledger and take precedence over config.toml.
+
+            Examples:
+              places budget set google 5/day 50/month
+              places budget set overall 1.50/day
+              places budget set yelp none/month
+            """)
+
+    @Argument(help: "A provider name, or `overall`.")
+    var scope: String
+
+    @Argument(help: ArgumentHelp("One or two limits such as 5/day 50/month (dollars; `none` removes one).", valueName: "AMOUNT/PERIOD"))
+    var limits: [String]
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            guard !limits.isEmpty else { throw InputError("give at least one limit, such as 5/day or 50/month") }
+            var perDay: MicroDollars?? = .none
+            var perMonth: MicroDollars?? = .none
+            for limit in limits {
+                let parts = limit.lowercased().split(separator: "/", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let period = BudgetPeriod(rawValue: parts[1]) else {
+                    throw InputError("invalid limit '\(limit)': expected AMOUNT/day or AMOUNT/month, e.g. 5/day")
+                }
+                let amount: MicroDollars? = try parts[0] == "none" ? nil : MicroDollars(parsingDollars: parts[0])
+                if period == .day { perDay = .some(amount) } else { perMonth = .some(amount) }
+            }
+            let environment = state.environment
+            try environment.createDirectories()
+            let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
+            let provider = scope.lowercased() == "overall" ? nil : scope.lowercased()
+            try ledger.setLimits(provider: provider, perDay: perDay, perMonth: perMonth)
+            let name = provider ?? "overall"
+            for (period, value) in [("day", perDay), ("month", perMonth)] {
+                guard let value else { continue }
+                print("\(name): \(value.map(\.description) ?? "no limit") per \(period)")
+            }
+        }
+    }
+}

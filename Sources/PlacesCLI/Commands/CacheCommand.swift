@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import LookupCache
+import PlacesApp
+import PlacesCore
+
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Inspect and clean the lookup cache (saved spots are never touched).",
+        discussion: """
+            Examples:
+              places cache stats
+              places cache purge --expired               # drop entries past their TTL
+              places cache purge --provider google       # drop everything Google contributed to
+              places cache purge                         # empty the cache
+              places cache vacuum                        # give the space back to the disk
+            """,
+        subcommands: [CacheStatsCommand.self, CachePurgeCommand.self, CacheVacuumCommand.self],
+        defaultSubcommand: CacheStatsCommand.self)
+}
+
+private func openCache(_ state: StateOptions) throws -> LookupCacheStore {
+    let environment = state.environment
+    try environment.createDirectories()
+    return try LookupService.openCache(environment, try LookupService.settings(environment))
+}
+
+struct CacheStatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Entries, size, expired entries, per provider.")
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let cache = try openCache(state)
+            let stats = try cache.stats()
+            if json {
+                printData(try PlacesJSON.encode(stats, pretty: isTerminal(.standardOutput)))
+                return
+            }
+            print("cache \(cache.path.path)")
+            print("  entries   \(stats.entries) (\(stats.answers) answers, \(stats.negatives) not-found, \(stats.expired) expired)")
+            print("  size      \(stats.payloadBytes / 1024) KiB of \(stats.maxBytes / 1_048_576) MiB cap; file \(stats.fileBytes / 1024) KiB")
+            for provider in stats.providers {
+                print("  \(provider.provider.padding(toLength: 10, withPad: " ", startingAt: 0)) \(provider.entries) entries, \(provider.expired) expired")
+            }
+        }
+    }
+}
+
+struct CachePurgeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purge", abstract: "Remove cache entries: all, one provider's, or only expired ones.")
+
+    @Option(help: ArgumentHelp("Only entries holding data from this provider.", valueName: "P"))
+    var provider: String?
+
+    @Flag(help: "Only entries past their TTL.")
+    var expired = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let removed = try openCache(state).purge(provider: provider, expiredOnly: expired)
+            print("removed \(removed) cache entr\(removed == 1 ? "y" : "ies")")
+        }
+    }
+}
+
+struct CacheVacuumCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "vacuum", abstract: "Compact the cache file.")
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let cache = try openCache(state)
+            try cache.vacuum()
+            print("cache compacted: \(try cache.stats().fileBytes / 1024) KiB")
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import ArgumentParser
+import Foundation
+import PlacesApp
+import PlacesCore
+import PlacesPipeline
+
+struct LookupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lookup",
+        abstract: "Find one specific place as cheaply as possible: cache, free sources, then paid ones under a budget.",
+        discussion: """
+            The cache is consulted first. Then providers are asked in increasing cost (local index, Nominatim,
+            Foursquare, Yelp, Google, skipping any without a key); each candidate is scored by the fuzzy matcher
+            on name, distance from --near, and phone/address when given. The first confident match that has
+            every --fields value ends the lookup; answers for the same place are merged field by field.
+            A paid call is made only if the budget allows it (`places budget`); otherwise the best free answer
+            is printed, flagged budget_exhausted, with a note on stderr and exit status 0.
+            Exit status 1 means no plausible candidate was found.
+
+            Examples:
+              places lookup "Maya Bar & Grill" --near 60.1721,24.9450 --fields phone,hours
+              places lookup "Maya Bar & Grill" --near 60.1721,24.9450 --explain --max-cost 0.05
+              places lookup "Kiasma" --offline --json
+              places lookup --batch shops.csv --output enriched.jsonl --fields phone,website
+            Batch files use the columns of `places match`: id,name,address,city,phone,lat,lon,category,country
+            (CSV with a header, or JSON lines). Re-running a batch resumes it: answered rows come from the cache.
+            """)
+
+    @Argument(help: "The place's name (omit with --batch).")
+    var name: String?
+
+    @Option(help: ArgumentHelp("Where the place is, roughly.", valueName: "LAT,LON"))
+    var near: String?
+
+    @Option(help: "Street address, to help the matcher.")
+    var address: String?
+
+    @Option(help: "Phone number, to help the matcher.")
+    var phone: String?
+
+    @Option(help: ArgumentHelp("Fields the answer must have before the lookup stops paying (phone,website,hours,…).",
+                               valueName: "LIST"))
+    var fields: String?
+
+    @Flag(help: "Print every step on stderr: cache status, providers tried, candidates, scores, cost, why it stopped.")
+    var explain = false
+
+    @Option(name: .customLong("max-cost"), help: ArgumentHelp("Spend at most this many dollars on this lookup (per row with --batch).", valueName: "USD"))
+    var maxCost: String?
+
+    @Flag(help: "Use only the cache and the local index.")
+    var offline = false
+
+    @Option(help: ArgumentHelp("Look up every row of a CSV or JSON-lines file.", valueName: "FILE"))
+    var batch: String?
+
+    @Option(help: ArgumentHelp("With --batch, write JSON lines here instead of stdout.", valueName: "FILE"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("With --batch, lookups in flight at once (default from config).", valueName: "N"))
+    var concurrency: Int?
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let requested = try fields.map { text throws(InputError) in try PlaceField.parseList(text) }
+            let fieldSet = PlaceField.defaultSet.union(requested ?? [])
+            let maxCost = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
+            let near = try parseOptionalCoordinate(near)
+            let (lookup, skipped) = try openLookupService(state)
+            if let batch {
+                guard name == nil else { throw InputError("give either a NAME or --batch FILE, not both") }
+                try await runBatch(lookup, file: URL(fileURLWithPath: batch), fields: fieldSet, maxCost: maxCost)
+                return
+            }
+            guard let name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw InputError("missing NAME: say which place to look up, or use --batch FILE")
+            }
+            let query = MatchQuery(name: name, near: near, address: address, phone: phone, fields: fieldSet)
+            let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: maxCost, offline: offline))
+            if explain {
+                printError("lookup \"\(name)\"" + (near.map { " near \($0)" } ?? ""))
+                printError("  chain: " + lookup.pipeline.chain(for: LookupRequest(query: query, offline: offline))
+                    .map { "\($0.provider.name) (\($0.quote.cost))" }.joined(separator: " → "))
+                for (provider, reason) in skipped.sorted(by: { $0.key < $1.key }) {
+                    printError("  unusable \(provider): \(reason)")
+                }
+                for step in outcome.steps { printError("  " + step.description.replacingOccurrences(of: "\n", with: "\n  ")) }
+            }
+            if let note = outcome.budgetNote, outcome.budgetExhausted {
+                printError("places: note: budget exhausted (\(note)); showing the best free answer")
+            }
+            if outcome.cache == .stale {
+                printError("places: note: every provider failed; showing an expired cached answer (stale)")
+            }
+            if json {
+                printData(try PlacesJSON.lookup(outcome, reference: near, pretty: isTerminal(.standardOutput)))
+            } else if let place = outcome.place {
+                print(Self.render(place, outcome, reference: near), terminator: "")
+            }
+            if outcome.place == nil {
+                if !json { printError("places: no place matching \"\(name)\" was found") }
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    private func runBatch(_ lookup: LookupService, file: URL, fields: Set<PlaceField>, maxCost: MicroDollars?) async throws {
+        let rows = try LookupService.batchRows(file, fields: fields)
+        let sink = try BatchSink(path: output)
+        let progress = isTerminal(.standardError) ? ProgressBar(label: "lookup") : nil
+        let total = Int64(rows.count)
+        let summary = try await lookup.pipeline.runBatch(
+            rows, concurrency: concurrency ?? lookup.settings.batchConcurrency, maxCost: maxCost, offline: offline
+        ) { result, done in
+            try sink.write(PlacesJSON.batchLine(result))
+            progress?.update(done: Int64(done), total: total)
+        }
+        progress?.finish()
+        try sink.close()
+        for line in summary.lines { printError(line) }
+    }
+
+    static func render(_ place: Place, _ outcome: LookupOutcome, reference: Coordinate?) -> String {
+        var lines = ["\(place.name)  (\(place.id))"]
+        func add(_ label: String, _ value: String?) { if let value { lines.append("  \(label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(value)") } }
+        add("address", place.formattedAddress ?? place.address?.formatted)
+        add("phone", place.phone)
+        add("website", place.website)
+        add("hours", place.openingHoursText)
+        add("category", place.category)
+        if let reference {
+            add("distance", String(format: "%.0f m", GeoMath.distance(reference, place.coordinate)))
+        }
+        if let match = outcome.match { add("match", String(format: "%@ (%.2f)", match.verdict.rawValue, match.score)) }
+        add("cost", outcome.cost.description)
+        add("cache", outcome.cache.rawValue + (outcome.budgetExhausted ? ", budget exhausted" : ""))
+        let sources = Set(place.provenance.values.map(\.provider)).sorted()
+        if !sources.isEmpty { add("sources", sources.joined(separator: ", ")) }
+        add("note", place.attribution)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Where batch lines go: a file (created or truncated) or stdout.
+private final class BatchSink: @unchecked Sendable {
+    private let handle: FileHandle
+    private let ownsHandle: Bool
+    private let lock = NSLock()
+
+    init(path: String?) throws {
+        if let path {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw InputError("cannot write --output \(path): check the folder exists and is writable")
+            }
+            handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            ownsHandle = true
+        } else {
+            handle = .standardOutput
+            ownsHandle = false
+        }
+    }
+
+    func write(_ line: Data) throws {
+        try lock.withLock {
+            try handle.write(contentsOf: line)
+            try handle.write(contentsOf: Data("\n".utf8))
+        }
+    }
+
+    func close() throws { if ownsHandle { try handle.close() } }
+}
+
+/// Opens the lookup pipeline with the local index and every remote provider that is configured.
+func openLookupService(_ state: StateOptions) throws -> (LookupService, skipped: [String: String]) {
+    let service = try state.openService()
+    let environment = state.environment
+    let settings = try LookupService.settings(environment)
+    let providers = try LookupProviders.resolve(service: service, environment: environment)
+    let skipped = providers.skipped.filter { settings.chain.contains($0.key) }
+    return (try LookupService(environment: environment, settings: settings, providers: providers.usable), skipped)
+}
