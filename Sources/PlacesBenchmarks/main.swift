@@ -7,6 +7,7 @@ var suites: [String: BenchmarkSuite] = [:]
 // One line per suite; each lives in its own <Area>Benchmark.swift.
 suites["hours"] = HoursBenchmark.run
 suites["matching"] = MatchingBenchmark.run
+suites["pipeline"] = PipelineBenchmark.run
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let suite = suites[name] else {
