@@ -378,11 +378,11 @@ public final class SpotStore: Sendable {
         }
         return Spot(
             id: id, name: row["name"], coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]),
-            category: row["category"], tags: try SpotCoding.decode([String].self, row["tags"]), notes: row["notes"],
+            category: row["category"], tags: try SpotCoding.decodeList([String].self, row["tags"]), notes: row["notes"],
             rating: (row["rating"] as String?).flatMap(SpotRating.init(rawValue:)), address: row["address"], url: row["url"],
             createdAt: Date(timeIntervalSinceReferenceDate: row["created_at"]),
             updatedAt: Date(timeIntervalSinceReferenceDate: row["updated_at"]),
-            placeIDs: try SpotCoding.decode([PlaceID].self, row["place_ids"]), snapshot: snapshot)
+            placeIDs: try SpotCoding.decodeList([PlaceID].self, row["place_ids"]), snapshot: snapshot)
     }
 
     static func insert(_ visit: Visit, _ db: Database) throws {
@@ -500,5 +500,10 @@ enum SpotCoding {
 
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+
+    /// Most spots have no tags or attachments: skip the decoder for `[]`, which keeps `near` fast.
+    static func decodeList<T: Decodable & RangeReplaceableCollection>(_ type: T.Type, _ text: String) throws -> T {
+        text == "[]" ? T() : try decode(type, text)
     }
 }

@@ -8,6 +8,7 @@ var suites: [String: BenchmarkSuite] = [:]
 suites["hours"] = HoursBenchmark.run
 suites["matching"] = MatchingBenchmark.run
 suites["pipeline"] = PipelineBenchmark.run
+suites["spots"] = SpotsBenchmark.run
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let suite = suites[name] else {

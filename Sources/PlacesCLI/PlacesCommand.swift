@@ -19,6 +19,7 @@ struct PlacesCommand: AsyncParsableCommand {
         version: PlacesVersion.string,
         subcommands: [
             LookupCommand.self, BudgetCommand.self, CacheCommand.self, ConfigCommand.self,
+            SpotsCommand.self,
         ]
     )
 }

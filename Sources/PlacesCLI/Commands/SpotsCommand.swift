@@ -1,0 +1,381 @@
+import ArgumentParser
+import Foundation
+import PlacesApp
+import PlacesCore
+import SpotStore
+
+struct SpotsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spots",
+        abstract: "Keep your own places: save, rate, log visits, get proximity alerts, import and export.",
+        discussion: """
+            Spots live in their own database (spots.sqlite in the data directory); no cache command touches it.
+            Each spot can keep the place lookup it came from, so `refresh` can update phone, hours or status.
+            Spot ids are UUIDs; any unambiguous prefix of 4 or more characters works.
+
+            Examples:
+              places spots add --lookup "Löyly" --near 60.1521,24.9417 --category sauna --tag sea
+              places spots add --at 60.1699,24.9384 --name "Meeting point" --rating like
+              places spots near --at 60.1700,24.9410
+              places spots log --spot 3f2a --note "Lunch: salmon soup"
+              places spots watch --radius 200 < fixes.csv
+              places spots export --format gpx --output spots.gpx
+            """,
+        subcommands: [
+            SpotsAddCommand.self, SpotsListCommand.self, SpotsShowCommand.self, SpotsEditCommand.self, SpotsRemoveCommand.self,
+            SpotsCategoriesCommand.self, SpotsNearCommand.self, SpotsNearestCommand.self, SpotsRefreshCommand.self,
+            SpotsLogCommand.self, SpotsVisitsCommand.self, SpotsWatchCommand.self, SpotsImportCommand.self,
+            SpotsExportCommand.self,
+        ])
+}
+
+extension StateOptions {
+    func openSpots() throws -> SpotsService { try SpotsService.open(environment) }
+}
+
+/// `--category --tag --note --rating`, shared by every form of `add`.
+struct SpotAttributeOptions: ParsableArguments {
+    @Option(help: "A category such as cafe, restaurant, museum (normalised like search categories).")
+    var category: String?
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp("A tag; repeat for more.", valueName: "TAG"))
+    var tags: [String] = []
+
+    @Option(help: "A note to keep with the spot.")
+    var note: String?
+
+    @Option(help: ArgumentHelp("like, dislike or none.", valueName: "RATING"))
+    var rating: String?
+
+    func attributes(name: String?) throws -> SpotAttributes {
+        SpotAttributes(name: name, category: category, tags: tags, notes: note, rating: try rating.map { try SpotRating.parse($0) } ?? nil)
+    }
+}
+
+/// Prints spots for people or programs.
+enum SpotOutput {
+    static func shortID(_ spot: Spot) -> String { String(spot.id.storeKey.prefix(8)) }
+
+    static func table(_ spots: [Spot], reference: Coordinate? = nil) -> String {
+        var rows: [[String]] = [["ID", "NAME", "CATEGORY"] + (reference == nil ? [] : ["DIST", "DIR"]) + ["RATING", "TAGS"]]
+        for spot in spots {
+            var row = [shortID(spot), spot.name, spot.category ?? ""]
+            if let reference {
+                row.append(PlaceTable.formatDistance(GeoMath.distance(reference, spot.coordinate)))
+                row.append(GeoMath.compassPoint(GeoMath.bearing(from: reference, to: spot.coordinate)))
+            }
+            row += [spot.rating?.rawValue ?? "", spot.tags.joined(separator: ", ")]
+            rows.append(row)
+        }
+        return PlaceTable.render(rows: rows)
+    }
+
+    static func details(_ spot: Spot) -> String {
+        var rows: [[String]] = [["name", spot.name], ["id", spot.id.storeKey]]
+        func add(_ key: String, _ value: String?) { if let value, !value.isEmpty { rows.append([key, value]) } }
+        add("category", spot.category)
+        add("tags", spot.tags.joined(separator: ", "))
+        add("rating", spot.rating?.rawValue)
+        add("notes", spot.notes?.replacingOccurrences(of: "\n", with: " / "))
+        add("address", spot.address)
+        add("location", "\(spot.coordinate)")
+        add("url", spot.url)
+        add("places", spot.placeIDs.map(\.description).joined(separator: ", "))
+        if let snapshot = spot.snapshot {
+            add("phone", snapshot.place.phone)
+            add("website", snapshot.place.website)
+            add("hours", snapshot.place.openingHoursText)
+            add("status", snapshot.place.status?.rawValue)
+            add("snapshot", "\(snapshot.source), \(snapshot.fetchedAt.formatted(.iso8601))")
+        }
+        add("created", spot.createdAt.formatted(.iso8601))
+        add("updated", spot.updatedAt.formatted(.iso8601))
+        return PlaceTable.render(rows: rows)
+    }
+
+    static func printSpot(_ spot: Spot, json: Bool) throws {
+        if json { printData(try PlacesJSON.spot(spot, pretty: isTerminal(.standardOutput))) } else { print(details(spot), terminator: "") }
+    }
+}
+
+struct SpotsAddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Save a spot: an existing place, a looked-up place, or a raw point.",
+        discussion: """
+            Exactly one of the three forms:
+              --from ID                    saves a place you found with search or nearby, with its details
+              --lookup NAME --near LAT,LON finds the place by name near a point, shows the match, saves it
+              --at LAT,LON --name NAME     saves a raw point; its address comes from a reverse geocode
+            A spot that looks already saved (same attached place, or the matcher says same place within 150 m)
+            is refused; add --allow-duplicate to save it anyway.
+
+            Examples:
+              places spots add --from osm:node/2385473 --tag coffee --rating like
+              places spots add --lookup "Cafe Regatta" --near 60.1830,24.9096 --note "Cinnamon buns"
+              places spots add --at 60.1699,24.9384 --name "Meeting point" --category meeting
+            """)
+
+    @Option(help: ArgumentHelp("Save this place id (osm:node/1234, geonames:658225).", valueName: "ID"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Find a place by this name (with --near).", valueName: "NAME"))
+    var lookup: String?
+
+    @Option(help: ArgumentHelp("Where to look for --lookup.", valueName: "LAT,LON"))
+    var near: String?
+
+    @Option(help: ArgumentHelp("Save this raw point (with --name).", valueName: "LAT,LON"))
+    var at: String?
+
+    @Option(help: "The spot's name (required with --at; renames the place otherwise).")
+    var name: String?
+
+    @OptionGroup var attributes: SpotAttributeOptions
+
+    @Flag(help: "With --at: do not reverse geocode the point for its address.")
+    var noAddress = false
+
+    @Flag(help: "Save even if the spot looks already saved.")
+    var allowDuplicate = false
+
+    @Flag(help: "Print the saved spot as JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func validate() throws {
+        let forms = [from != nil, lookup != nil, at != nil].filter { $0 }.count
+        guard forms == 1 else { throw ValidationError("choose exactly one of --from ID, --lookup NAME --near LAT,LON, --at LAT,LON --name NAME") }
+        if lookup != nil && near == nil { throw ValidationError("--lookup needs --near LAT,LON") }
+        if at != nil && (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--at needs --name NAME") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let spots = try state.openSpots()
+            let attributes = try attributes.attributes(name: name)
+            let spot: Spot
+            if let from {
+                let id = try PlaceID(parsing: from)
+                spot = try await spots.spot(from: id, attributes: attributes, service: try state.openService())
+            } else if let lookup, let near {
+                let point = try Coordinate(parsing: near)
+                let match = try await spots.lookup(name: lookup, near: point, service: try state.openService())
+                let distance = PlaceTable.formatDistance(GeoMath.distance(point, match.place.coordinate))
+                printError("places: matched '\(match.place.name)' (\(match.place.id), \(distance) away, score \(String(format: "%.2f", match.score)), \(match.verdict.rawValue))")
+                var saved = Spot(saving: match.place, fetchedFrom: match.place.id.provider)
+                attributes.apply(to: &saved)
+                spot = saved
+            } else {
+                let point = try Coordinate(parsing: at ?? "")
+                spot = await spots.spot(at: point, attributes: attributes, service: noAddress ? nil : try? state.openService())
+            }
+            let saved = try spots.add(spot, allowDuplicate: allowDuplicate)
+            if json { try SpotOutput.printSpot(saved, json: true) } else {
+                print("saved \(SpotOutput.shortID(saved))  \(saved.name)  \(saved.address ?? "\(saved.coordinate)")")
+            }
+        }
+    }
+}
+
+struct SpotsListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List saved spots, filtered and sorted.",
+        discussion: """
+            Examples:
+              places spots list --category cafe --rating like
+              places spots list --tag sauna --sort distance --at 60.17,24.94
+              places spots list --group-by category --json
+            """)
+
+    @Option(help: "Only spots in this category.")
+    var category: String?
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp("Only spots with this tag; repeat to require several.", valueName: "TAG"))
+    var tags: [String] = []
+
+    @Option(help: ArgumentHelp("Only spots rated like, dislike or none.", valueName: "RATING"))
+    var rating: String?
+
+    @Option(help: ArgumentHelp("name, recent or distance (needs --at).", valueName: "ORDER"))
+    var sort: String = "name"
+
+    @Option(help: ArgumentHelp("Reference point for distances.", valueName: "LAT,LON"))
+    var at: String?
+
+    @Option(help: ArgumentHelp("Group the list; only 'category' is supported.", valueName: "FIELD"))
+    var groupBy: String?
+
+    @Flag(help: "Print a JSON array (an object of arrays with --group-by).")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            guard let order = SpotFilter.Sort(rawValue: sort) else { throw InputError("invalid --sort '\(sort)': expected name, recent or distance") }
+            let reference = try parseOptionalCoordinate(at)
+            if order == .distance && reference == nil { throw InputError("--sort distance needs --at LAT,LON") }
+            if let groupBy, groupBy != "category" { throw InputError("invalid --group-by '\(groupBy)': only 'category' is supported") }
+            let ratingFilter: SpotRating?? = try rating.map { try SpotRating.parse($0) }
+            let category = category.map { PlaceCategory.normalize($0) ?? $0 }
+            let spots = try state.openSpots().store.list(
+                SpotFilter(category: category, tags: tags, rating: ratingFilter, sort: order, reference: reference))
+            if groupBy != nil {
+                var groups: [String: [Spot]] = [:]
+                for spot in spots { groups[spot.category ?? "uncategorized", default: []].append(spot) }
+                if json {
+                    let object = groups.mapValues { $0.map { SpotJSON($0, reference: reference) } }
+                    printData(try PlacesJSON.encode(object, pretty: isTerminal(.standardOutput)))
+                } else {
+                    for key in groups.keys.sorted() {
+                        print("\(key) (\(groups[key]!.count))")
+                        print(SpotOutput.table(groups[key]!, reference: reference), terminator: "")
+                        print("")
+                    }
+                }
+            } else if json {
+                printData(try PlacesJSON.spots(spots, reference: reference, pretty: isTerminal(.standardOutput)))
+            } else if spots.isEmpty {
+                printError("no saved spots match")
+            } else {
+                print(SpotOutput.table(spots, reference: reference), terminator: "")
+            }
+        }
+    }
+}
+
+struct SpotsShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show one spot with its attached place snapshot.",
+        discussion: "Example:\n  places spots show 3f2a --json")
+
+    @Argument(help: "The spot id or a prefix of it.")
+    var id: String
+
+    @Flag(help: "Print a JSON object.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            try SpotOutput.printSpot(try state.openSpots().store.resolve(id), json: json)
+        }
+    }
+}
+
+struct SpotsEditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Change a spot's name, category, tags, note, rating or position.",
+        discussion: """
+            Examples:
+              places spots edit 3f2a --rating dislike --note "Too loud on Fridays"
+              places spots edit 3f2a --add-tag terrace --remove-tag winter
+            """)
+
+    @Argument(help: "The spot id or a prefix of it.")
+    var id: String
+
+    @Option(help: "A new name.") var name: String?
+    @Option(help: "A new category (empty to clear).") var category: String?
+    @Option(help: ArgumentHelp("Add a tag; repeat for more.", valueName: "TAG")) var addTag: [String] = []
+    @Option(help: ArgumentHelp("Remove a tag; repeat for more.", valueName: "TAG")) var removeTag: [String] = []
+    @Option(help: "Replace the note (empty to clear).") var note: String?
+    @Option(help: ArgumentHelp("like, dislike or none.", valueName: "RATING")) var rating: String?
+    @Option(help: ArgumentHelp("Move the spot.", valueName: "LAT,LON")) var at: String?
+
+    @Flag(help: "Print the edited spot as JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let newRating = try rating.map { try SpotRating.parse($0) }
+            let point = try parseOptionalCoordinate(at)
+            let (name, category, note, addTag, removeTag) = (name, category, note, addTag, removeTag)
+            let spot = try state.openSpots().store.update(id) { spot in
+                if let name { spot.name = name }
+                if let category { spot.category = category.isEmpty ? nil : PlaceCategory.normalize(category) ?? category }
+                if let note { spot.notes = note.isEmpty ? nil : note }
+                if let newRating { spot.rating = newRating }
+                if let point { spot.coordinate = point }
+                spot.tags.removeAll { removeTag.contains($0) }
+                for tag in addTag where !spot.tags.contains(tag) { spot.tags.append(tag) }
+            }
+            if json { try SpotOutput.printSpot(spot, json: true) } else { print("updated \(SpotOutput.shortID(spot))  \(spot.name)") }
+        }
+    }
+}
+
+struct SpotsRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm", abstract: "Delete a spot (its visits stay, detached).",
+        discussion: """
+            Asks for confirmation on a terminal. In scripts (stdin not a terminal) pass --yes.
+
+            Example:
+              places spots rm 3f2a --yes
+            """)
+
+    @Argument(help: "The spot id or a prefix of it.")
+    var id: String
+
+    @Flag(name: [.short, .long], help: "Delete without asking.")
+    var yes = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let spots = try state.openSpots()
+            let spot = try spots.store.resolve(id)
+            if !yes {
+                guard isatty(STDIN_FILENO) == 1 else {
+                    throw InputError("refusing to delete '\(spot.name)' without confirmation: stdin is not a terminal; add --yes")
+                }
+                FileHandle.standardError.write(Data("Delete '\(spot.name)' (\(SpotOutput.shortID(spot)))? [y/N] ".utf8))
+                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+                guard answer == "y" || answer == "yes" else {
+                    printError("places: kept '\(spot.name)'")
+                    return
+                }
+            }
+            try spots.store.remove(spot.id.storeKey)
+            print("deleted \(SpotOutput.shortID(spot))  \(spot.name)")
+        }
+    }
+}
+
+struct SpotsCategoriesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "categories", abstract: "Count saved spots per category.",
+        discussion: "Example:\n  places spots categories --json")
+
+    @Flag(help: "Print a JSON array of {category, count}.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let counts = try state.openSpots().store.categories()
+            if json {
+                struct Entry: Encodable { let category: String?; let count: Int
+                    func encode(to encoder: any Encoder) throws {
+                        var c = encoder.container(keyedBy: CodingKeys.self)
+                        try c.encode(category, forKey: .category)
+                        try c.encode(count, forKey: .count)
+                    }
+                    enum CodingKeys: String, CodingKey { case category, count }
+                }
+                printData(try PlacesJSON.encode(counts.map { Entry(category: $0.category, count: $0.count) }))
+            } else {
+                print(PlaceTable.render(rows: [["CATEGORY", "SPOTS"]] + counts.map { [$0.category ?? "(none)", String($0.count)] }), terminator: "")
+            }
+        }
+    }
+}

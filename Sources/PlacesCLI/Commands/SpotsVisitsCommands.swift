@@ -1,0 +1,227 @@
+import ArgumentParser
+import Foundation
+import PlacesApp
+import PlacesCore
+import SpotStore
+
+struct SpotsNearCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "near", abstract: "Saved spots within a radius, nearest first, with distance and direction.",
+        discussion: """
+            The default radius is 805 m (half a mile).
+
+            Examples:
+              places spots near --at 60.1700,24.9410
+              places spots near --at 60.1700,24.9410 --radius 200 --json
+            """)
+
+    @Option(help: ArgumentHelp("The reference point.", valueName: "LAT,LON"))
+    var at: String
+
+    @Option(help: "Radius in metres.")
+    var radius: Double = 805
+
+    @Flag(help: "Print a JSON array with distance_m and bearing.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let point = try Coordinate(parsing: at)
+            try requirePositive(radius, "--radius")
+            SpotHitsOutput.print(try state.openSpots().store.near(point, radius: radius), reference: point, json: json)
+        }
+    }
+}
+
+struct SpotsNearestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nearest", abstract: "The N nearest saved spots, however far: the set a phone would monitor.",
+        discussion: "Example:\n  places spots nearest --at 60.1700,24.9410 --limit 20 --json")
+
+    @Option(help: ArgumentHelp("The reference point.", valueName: "LAT,LON"))
+    var at: String
+
+    @Option(help: "How many spots.")
+    var limit = 20
+
+    @Flag(help: "Print a JSON array with distance_m and bearing.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let point = try Coordinate(parsing: at)
+            try requireLimit(limit)
+            SpotHitsOutput.print(try state.openSpots().store.nearest(point, limit: limit), reference: point, json: json)
+        }
+    }
+}
+
+enum SpotHitsOutput {
+    static func print(_ hits: [SpotDistance], reference: Coordinate, json: Bool) {
+        if json {
+            printData((try? PlacesJSON.spots(hits, pretty: isTerminal(.standardOutput))) ?? Data("[]".utf8))
+        } else if hits.isEmpty {
+            printError("no saved spots there")
+        } else {
+            Swift.print(SpotOutput.table(hits.map(\.spot), reference: reference), terminator: "")
+        }
+    }
+}
+
+struct SpotsRefreshCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh", abstract: "Re-run the attached lookups and report what changed.",
+        discussion: """
+            Each spot saved from a place keeps its place id; refresh fetches its details again and reports
+            changed phone, website, hours, address, status (closed permanently …) or position.
+            Spots saved as raw points have nothing to refresh and are skipped.
+            Refreshes go through the same lookup path as `places details`, so they share its cache and
+            budget; --max-cost caps what one refresh run may spend.
+
+            Examples:
+              places spots refresh 3f2a
+              places spots refresh --all --max-cost 0.50
+            """)
+
+    @Argument(help: "The spot id or a prefix of it.")
+    var id: String?
+
+    @Flag(help: "Refresh every spot with an attached place.")
+    var all = false
+
+    @Option(help: ArgumentHelp("Spend at most this many US dollars.", valueName: "USD"))
+    var maxCost: String?
+
+    @Flag(help: "Print a JSON array of {spot, changes, error}.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func validate() throws {
+        if (id == nil) == !all { throw ValidationError("give a spot ID or --all") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            if let maxCost { _ = try MicroDollars(parsingDollars: maxCost) }
+            let spots = try state.openSpots()
+            let targets = all ? try spots.store.allSpots() : [try spots.store.resolve(id ?? "")]
+            let results = await spots.refresh(targets, service: try state.openService())
+            if json {
+                struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String? }
+                printData(try PlacesJSON.encode(results.map { Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error) },
+                                                pretty: isTerminal(.standardOutput)))
+                return
+            }
+            if results.isEmpty { printError("no spots with an attached place to refresh") }
+            for result in results {
+                let head = "\(SpotOutput.shortID(result.spot))  \(result.spot.name)"
+                if let error = result.error { print("\(head): failed: \(error)") }
+                else if result.changes.isEmpty { print("\(head): unchanged") }
+                else { print("\(head): " + result.changes.joined(separator: "; ")) }
+            }
+            if results.contains(where: { $0.error != nil }) { throw ExitCode(1) }
+        }
+    }
+}
+
+struct SpotsLogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log", abstract: "Log a visit or a meal, at a saved spot or at a point.",
+        discussion: """
+            The time defaults to now; --time takes ISO 8601 with its zone, which is kept, so the visit is
+            listed under the day it was where it happened.
+
+            Examples:
+              places spots log --spot 3f2a --note "Lunch: salmon soup"
+              places spots log --at 60.1675,24.9525 --time 2026-05-01T12:30:00+03:00 --note "Market coffee"
+            """)
+
+    @Option(help: ArgumentHelp("The saved spot.", valueName: "ID"))
+    var spot: String?
+
+    @Option(help: ArgumentHelp("Where it happened (defaults to the spot's point).", valueName: "LAT,LON"))
+    var at: String?
+
+    @Option(help: "What happened.")
+    var note: String?
+
+    @Option(help: ArgumentHelp("When, in ISO 8601 with a zone.", valueName: "ISO8601"))
+    var time: String?
+
+    @Option(help: ArgumentHelp("A photo to remember it by.", valueName: "PATH"))
+    var photo: String?
+
+    @Flag(help: "Print the visit as JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func validate() throws {
+        if spot == nil && at == nil { throw ValidationError("say where: --spot ID or --at LAT,LON") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let point = try parseOptionalCoordinate(at)
+            let (visit, spot) = try state.openSpots().log(spot: spot, at: point, note: note, time: time, photoPath: photo)
+            if json {
+                printData(try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name)))
+            } else {
+                print("logged \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(spot?.name ?? "\(visit.coordinate)")")
+            }
+        }
+    }
+}
+
+struct SpotsVisitsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "visits", abstract: "Logged visits, grouped by local day.",
+        discussion: """
+            Examples:
+              places spots visits --day 2026-05-01
+              places spots visits --since 2026-04-01 --json
+            """)
+
+    @Option(help: ArgumentHelp("Only this local day.", valueName: "YYYY-MM-DD"))
+    var day: String?
+
+    @Option(help: ArgumentHelp("Only from this date (or ISO 8601 time) on.", valueName: "DATE"))
+    var since: String?
+
+    @Flag(help: "Print a JSON array of {day, visits}.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func validate() throws {
+        if day != nil && since != nil { throw ValidationError("choose one of --day and --since") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let spots = try state.openSpots()
+            let visits = try spots.visits(day: day, since: since)
+            let names = try spots.spotNames(for: visits)
+            if json {
+                printData(try PlacesJSON.visitDays(visits, spotNames: names, pretty: isTerminal(.standardOutput)))
+                return
+            }
+            if visits.isEmpty { printError("no visits logged for that period") }
+            for (day, dayVisits) in SpotsService.groupByDay(visits) {
+                print(day)
+                var rows: [[String]] = []
+                for visit in dayVisits {
+                    let local = SpotTime.format(visit.time, timeZone: visit.timeZone)
+                    let clock = String(local.dropFirst(11).prefix(5))
+                    rows.append(["  " + clock, visit.spotID.flatMap { names[$0] } ?? "\(visit.coordinate)", visit.note ?? ""])
+                }
+                print(PlaceTable.render(rows: rows), terminator: "")
+            }
+        }
+    }
+}
