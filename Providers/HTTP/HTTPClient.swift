@@ -152,18 +152,18 @@ public struct HTTPClient: Sendable {
 
     /// Decodes a JSON reply, telling "not JSON at all" apart from "JSON of the wrong shape".
     public func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws(ProviderError) -> T {
-        guard (try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])) != nil else {
-            let contentType = response.header("content-type").map { ", \($0)" } ?? ""
-            throw error(.malformedResponse, "reply is not JSON (\(response.status)\(contentType): \(response.bodySnippet(limit: 60))); "
-                        + "check base_url points at the provider's API", status: response.status)
-        }
         do {
             return try JSONDecoder().decode(T.self, from: response.body)
-        } catch let decodingError as DecodingError {
-            throw error(.malformedResponse, "reply has an unexpected shape (\(Self.describe(decodingError))); "
-                        + "the API may have changed: try again later or report it", status: response.status)
         } catch {
-            throw self.error(.malformedResponse, "reply could not be read (\(error))", status: response.status)
+            // Only on failure is the body parsed a second time, to tell "not JSON" from "wrong shape".
+            guard (try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])) != nil else {
+                let contentType = response.header("content-type").map { ", \($0)" } ?? ""
+                throw self.error(.malformedResponse, "reply is not JSON (\(response.status)\(contentType): \(response.bodySnippet(limit: 60))); "
+                                 + "check base_url points at the provider's API", status: response.status)
+            }
+            let detail = (error as? DecodingError).map(Self.describe) ?? "\(error)"
+            throw self.error(.malformedResponse, "reply has an unexpected shape (\(detail)); "
+                             + "the API may have changed: try again later or report it", status: response.status)
         }
     }
 
