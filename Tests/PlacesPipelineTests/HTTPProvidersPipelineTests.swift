@@ -95,7 +95,10 @@ struct HTTPProvidersPipelineTests {
         rig.googleFake.enqueue(.serverError(503))
         let failed = try await rig.pipeline.lookup(Self.request())
         #expect(failed.place == nil && !failed.errors.isEmpty)
-        #expect(try rig.ledger.report().overallToday.spent == .zero)
+        // Yelp answered (and is billed); Google failed with a 503, which it does not bill.
+        let report = try rig.ledger.report()
+        #expect(report.providers.first { $0.provider == "google" }?.today.spent == .zero)
+        #expect(report.providers.first { $0.provider == "yelp" }?.today.calls == 1)
         let retried = try await rig.pipeline.lookup(Self.request())
         #expect(retried.isAccepted && retried.cache == .miss)
     }
