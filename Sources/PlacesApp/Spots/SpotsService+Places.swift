@@ -1,6 +1,7 @@
 import Foundation
 import PlacesCore
 import PlacesMatching
+import PlacesPipeline
 import SpotStore
 
 /// What the user types on top of any `add` form.
@@ -33,8 +34,12 @@ public struct SpotAttributes: Sendable, Hashable {
 public struct SpotLookupMatch: Sendable {
     public var place: Place
     public var score: Double
-    public var verdict: MatchVerdict
+    /// The pipeline's verdict: `match` or `review`.
+    public var verdict: String
     public var reasons: [String]
+    public var cost: MicroDollars
+    /// What answered: `cache` or the provider's name; kept as the snapshot's source.
+    public var source: String
 }
 
 /// The spot operations that need places looked up: saving a known place, a looked-up one or a raw point,
@@ -48,17 +53,16 @@ extension SpotsService {
         return spot
     }
 
-    /// `add --lookup NAME --near LAT,LON`: searches near the point and keeps the candidate the matcher
-    /// rates highest; throws when nothing reaches the matcher's `review` threshold.
-    public func lookup(name: String, near: Coordinate, service: PlacesService) async throws -> SpotLookupMatch {
-        let candidates = try await service.search(SearchQuery(text: name, near: near, radius: 2_000, limit: 10))
-        let query = matcher.prepare(MatchRecord(query: MatchQuery(name: name, near: near)))
-        let scored = candidates.map { place in (place, matcher.compare(query, matcher.prepare(MatchRecord(place: place)))) }
-        guard let best = scored.max(by: { $0.1.score < $1.1.score }), best.1.verdict != .nonMatch else {
-            let closest = scored.max(by: { $0.1.score < $1.1.score }).map { " (closest: '\($0.0.name)')" } ?? ""
-            throw InputError("no place named '\(name)' found near \(near)\(closest); try another spelling, or save the point with --at LAT,LON --name NAME")
+    /// `add --lookup NAME --near LAT,LON`: runs the lookup pipeline (cache, local index, paid providers under
+    /// budget) and returns its answer; throws when the pipeline found nothing that names the place.
+    public func lookup(name: String, near: Coordinate, lookup: LookupService, maxCost: MicroDollars? = nil) async throws -> SpotLookupMatch {
+        let outcome = try await lookup.lookup(LookupRequest(query: MatchQuery(name: name, near: near), maxCost: maxCost))
+        guard let place = outcome.place, let match = outcome.match, match.verdict != .nonMatch else {
+            let note = outcome.budgetNote.map { " (\($0))" } ?? ""
+            throw InputError("no place named '\(name)' found near \(near)\(note); try another spelling, or save the point with --at LAT,LON --name NAME")
         }
-        return SpotLookupMatch(place: best.0, score: best.1.score, verdict: best.1.verdict, reasons: best.1.reasons.map(\.description))
+        return SpotLookupMatch(place: place, score: match.score, verdict: match.verdict.rawValue, reasons: match.reasons,
+                               cost: outcome.cost, source: outcome.cache == .hit ? "cache" : place.id.provider)
     }
 
     /// `add --at LAT,LON --name NAME`: a raw point, with the nearest known address (reverse geocoded) when there is one.
@@ -79,26 +83,38 @@ extension SpotsService {
         public var spot: Spot
         public var changes: [String]
         public var error: String?
+        public var cost: MicroDollars = .zero
     }
 
-    /// Re-runs the details lookup of each spot's attached place and stores the new snapshot.
+    /// Re-runs each spot's attached lookup through the pipeline, so fresh cache entries answer for free
+    /// (TTL) and paid providers are asked only within the budget and `maxCost` for the whole run.
     /// Spots without an attached place are left alone. Each spot is saved in its own transaction.
-    public func refresh(_ spots: [Spot], service: PlacesService, now: Date = Date()) async -> [RefreshResult] {
+    public func refresh(_ spots: [Spot], lookup: LookupService, maxCost: MicroDollars? = nil, now: Date = Date()) async -> [RefreshResult] {
         var results: [RefreshResult] = []
+        var spent = MicroDollars.zero
         for spot in spots {
-            guard let id = spot.snapshot?.place.id ?? spot.placeIDs.first else { continue }
+            guard let old = spot.snapshot?.place else { continue }
             do {
-                let fresh = try await service.details(id)
-                let changes = Self.changes(from: spot.snapshot?.place, to: fresh)
-                let snapshot = SpotSnapshot(place: fresh, fetchedAt: now, source: fresh.id.provider)
+                let remaining = maxCost.map { $0 - spent }
+                if let remaining, remaining < .zero { throw InputError("--max-cost reached; not refreshed") }
+                let query = MatchQuery(name: old.name, near: old.coordinate, address: old.formattedAddress ?? old.address?.formatted,
+                                       city: old.address?.city, countryCode: old.address?.countryCode, phone: old.phone)
+                let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: remaining))
+                spent = spent + outcome.cost
+                guard let fresh = outcome.place, outcome.match?.verdict != .nonMatch else {
+                    throw InputError("the lookup found no confident answer this time\(outcome.budgetNote.map { " (\($0))" } ?? ""); the old snapshot is kept")
+                }
+                let changes = Self.changes(from: old, to: fresh)
+                let snapshot = SpotSnapshot(place: fresh, fetchedAt: now, source: outcome.cache == .hit ? "cache" : fresh.id.provider)
                 let saved = try store.update(spot.id.storeKey, now: now) { stored in
                     stored.snapshot = snapshot
-                    if !stored.placeIDs.contains(fresh.id) { stored.placeIDs.append(fresh.id) }
-                    if stored.address == nil { stored.address = fresh.formattedAddress ?? fresh.address?.formatted }
+                    for id in [fresh.id] + fresh.alternateIDs where !stored.placeIDs.contains(where: { $0.provider == id.provider }) {
+                        stored.placeIDs.append(id)
+                    }
                 }
-                results.append(RefreshResult(spot: saved, changes: changes))
+                results.append(RefreshResult(spot: saved, changes: changes, cost: outcome.cost))
             } catch {
-                results.append(RefreshResult(spot: spot, changes: [], error: "\((error as? InputError)?.message ?? "\(error)")"))
+                results.append(RefreshResult(spot: spot, changes: [], error: (error as? InputError)?.message ?? "\(error)"))
             }
         }
         return results

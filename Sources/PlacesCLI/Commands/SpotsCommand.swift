@@ -161,10 +161,10 @@ struct SpotsAddCommand: AsyncParsableCommand {
                 spot = try await spots.spot(from: id, attributes: attributes, service: try state.openService())
             } else if let lookup, let near {
                 let point = try Coordinate(parsing: near)
-                let match = try await spots.lookup(name: lookup, near: point, service: try state.openService())
+                let match = try await spots.lookup(name: lookup, near: point, lookup: try openLookupService(state).0)
                 let distance = PlaceTable.formatDistance(GeoMath.distance(point, match.place.coordinate))
-                printError("places: matched '\(match.place.name)' (\(match.place.id), \(distance) away, score \(String(format: "%.2f", match.score)), \(match.verdict.rawValue))")
-                var saved = Spot(saving: match.place, fetchedFrom: match.place.id.provider)
+                printError("places: matched '\(match.place.name)' (\(match.place.id), \(distance) away, score \(String(format: "%.2f", match.score)), \(match.verdict), from \(match.source), cost \(match.cost))")
+                var saved = Spot(saving: match.place, fetchedFrom: match.source)
                 attributes.apply(to: &saved)
                 spot = saved
             } else {

@@ -76,11 +76,10 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refresh", abstract: "Re-run the attached lookups and report what changed.",
         discussion: """
-            Each spot saved from a place keeps its place id; refresh fetches its details again and reports
-            changed phone, website, hours, address, status (closed permanently …) or position.
-            Spots saved as raw points have nothing to refresh and are skipped.
-            Refreshes go through the same lookup path as `places details`, so they share its cache and
-            budget; --max-cost caps what one refresh run may spend.
+            Each spot saved from a place keeps its lookup; refresh runs it again through the lookup pipeline
+            and reports changed phone, website, hours, address, status (closed permanently …) or position.
+            Fresh cache entries answer for free (TTL); paid providers are asked only within the budget, and
+            --max-cost caps what the whole run may spend. Spots saved as raw points are skipped.
 
             Examples:
               places spots refresh 3f2a
@@ -107,13 +106,13 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            if let maxCost { _ = try MicroDollars(parsingDollars: maxCost) }
+            let cap = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
             let spots = try state.openSpots()
             let targets = all ? try spots.store.allSpots() : [try spots.store.resolve(id ?? "")]
-            let results = await spots.refresh(targets, service: try state.openService())
+            let results = await spots.refresh(targets, lookup: try openLookupService(state).0, maxCost: cap)
             if json {
-                struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String? }
-                printData(try PlacesJSON.encode(results.map { Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error) },
+                struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String?; let costUsd: String }
+                printData(try PlacesJSON.encode(results.map { Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error, costUsd: $0.cost.description) },
                                                 pretty: isTerminal(.standardOutput)))
                 return
             }
