@@ -26,7 +26,6 @@ public struct ConnectionStateMachine: Sendable {
 
     private var state: State
     private let password: [UInt8]?
-    private var sawFirstRequest = false
 
     /// - Parameter password: when set, every command but AUTH, HELLO and QUIT answers `-NOAUTH` until it is given.
     public init(password: [UInt8]?) {
@@ -46,8 +45,8 @@ public struct ConnectionStateMachine: Sendable {
 
     public mutating func received(_ request: RESPRequest) -> Action {
         if case .closing = state { return .ignore }
-        defer { sawFirstRequest = true }
-        if let reason = Self.httpProbe(request, first: !sawFirstRequest) {
+        // HTTP can only arrive as inline text; multibulk requests skip the check (it is on the hot path).
+        if request.isInline, let reason = Self.httpProbe(request) {
             state = .closing
             return .drop(reason: reason)
         }
@@ -125,7 +124,7 @@ public struct ConnectionStateMachine: Sendable {
 
     /// An HTTP request sent to the port: `GET / HTTP/1.1`, `POST …`, or a `Host:` header line. Redis
     /// treats these as a possible cross-protocol attack from a browser and drops the connection.
-    static func httpProbe(_ request: RESPRequest, first: Bool) -> String? {
+    static func httpProbe(_ request: RESPRequest) -> String? {
         guard let firstWord = request.arguments.first.map({ String(buffer: $0).uppercased() }) else { return nil }
         if firstWord == "HOST:" { return "HTTP header 'Host:' received" }
         if firstWord == "POST" { return "HTTP 'POST' request received" }
