@@ -64,6 +64,7 @@ extension LookupPipeline {
     /// resume: rows answered before are cache hits and cost nothing; rows that failed are retried.
     /// - Parameter onResult: called once per row, in completion order, with the number of rows done so far.
     public func runBatch(_ rows: [BatchRow], concurrency: Int = 8, maxCost: MicroDollars? = nil, offline: Bool = false,
+                         requiredFields: Set<PlaceField>? = nil,
                          onResult: @Sendable (BatchRowResult, Int) async throws -> Void) async throws -> BatchSummary {
         var summary = BatchSummary()
         try await withThrowingTaskGroup(of: BatchRowResult.self) { group in
@@ -74,7 +75,8 @@ extension LookupPipeline {
                 next += 1
                 group.addTask { [self] in
                     do {
-                        let outcome = try await lookup(LookupRequest(query: row.query, maxCost: maxCost, offline: offline))
+                        let outcome = try await lookup(LookupRequest(query: row.query, maxCost: maxCost, offline: offline,
+                                                                     requiredFields: requiredFields))
                         return BatchRowResult(row: row, outcome: outcome, failure: nil)
                     } catch {
                         return BatchRowResult(row: row, outcome: nil, failure: "\(error)")

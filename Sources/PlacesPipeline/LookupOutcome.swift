@@ -9,11 +9,16 @@ public struct LookupRequest: Sendable, Hashable {
     public var maxCost: MicroDollars?
     /// `--offline`: the cache and the local index only.
     public var offline: Bool
+    /// The fields an answer must carry to be accepted; ``MatchQuery/fields`` is what providers are asked
+    /// for. They differ when a caller wants the usual fields shown but will not pay for a missing address.
+    public var requiredFields: Set<PlaceField>
 
-    public init(query: MatchQuery, maxCost: MicroDollars? = nil, offline: Bool = false) {
+    public init(query: MatchQuery, maxCost: MicroDollars? = nil, offline: Bool = false,
+                requiredFields: Set<PlaceField>? = nil) {
         self.query = query
         self.maxCost = maxCost
         self.offline = offline
+        self.requiredFields = requiredFields ?? query.fields
     }
 }
 

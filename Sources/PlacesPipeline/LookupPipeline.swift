@@ -62,7 +62,9 @@ public final class LookupPipeline: Sendable {
 
     /// The cache key of a request: the canonical question with its coordinates on the grid.
     public func cacheKey(_ request: LookupRequest) -> String {
-        "lookup|" + request.query.canonicalForm(grid: policy.grid)
+        let required = request.requiredFields == request.query.fields
+            ? "" : "|req=" + request.requiredFields.sorted().map(\.rawValue).joined(separator: ",")
+        return "lookup|" + request.query.canonicalForm(grid: policy.grid) + required
     }
 
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
@@ -172,7 +174,7 @@ public final class LookupPipeline: Sendable {
                 matched.append(best.place)
                 if bestMatchScore.map({ best.score.score > $0.score }) ?? true { bestMatchScore = best.score }
                 merged = policy.merger.merge(matched, fetchedAt: clock())
-                let missing = query.fields.filter { !(merged?.has($0) ?? false) }.sorted()
+                let missing = request.requiredFields.filter { !(merged?.has($0) ?? false) }.sorted()
                 if missing.isEmpty {
                     steps.append(LookupStep(.accepted, provider: provider.name,
                                             "confident match with every requested field"))

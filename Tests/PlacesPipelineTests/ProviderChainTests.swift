@@ -69,6 +69,18 @@ struct ProviderChainTests {
         #expect(place.attribution?.contains("OpenStreetMap") == true)
     }
 
+    @Test("only the fields asked for are worth paying for: a local match without an address is accepted")
+    func requiredFieldsOnly() async throws {
+        var bare = mayaLocal()
+        bare.formattedAddress = nil
+        let rig = try PipelineRig(local: [bare])
+        let query = MatchQuery(name: "Maya Bar & Grill", near: maya)  // asks providers for the usual fields
+        let lenient = try await rig.pipeline.lookup(LookupRequest(query: query, requiredFields: [.id, .name, .coordinate]))
+        #expect(lenient.isAccepted && lenient.place?.id.provider == "osm" && rig.costly.calls == 0)
+        let strict = try await rig.pipeline.lookup(LookupRequest(query: query))  // requires every asked field
+        #expect(strict.place?.provenance[.address]?.provider == "google" && rig.costly.calls == 1)
+    }
+
     @Test("--offline asks only the cache and the local index")
     func offline() async throws {
         let rig = try PipelineRig(cheap: [mayaCheap()])

@@ -74,17 +74,21 @@ struct LookupCommand: AsyncParsableCommand {
             let (lookup, skipped) = try openLookupService(state)
             if let batch {
                 guard name == nil else { throw InputError("give either a NAME or --batch FILE, not both") }
-                try await runBatch(lookup, file: URL(fileURLWithPath: batch), fields: fieldSet, maxCost: maxCost)
+                try await runBatch(lookup, file: URL(fileURLWithPath: batch), fields: fieldSet,
+                                   required: [.id, .name, .coordinate].union(requested ?? []), maxCost: maxCost)
                 return
             }
             guard let name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw InputError("missing NAME: say which place to look up, or use --batch FILE")
             }
             let query = MatchQuery(name: name, near: near, address: address, phone: phone, fields: fieldSet)
-            let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: maxCost, offline: offline))
+            // Show the usual fields when known, but pay only for the ones asked for.
+            let request = LookupRequest(query: query, maxCost: maxCost, offline: offline,
+                                        requiredFields: [.id, .name, .coordinate].union(requested ?? []))
+            let outcome = try await lookup.lookup(request)
             if explain {
                 printError("lookup \"\(name)\"" + (near.map { " near \($0)" } ?? ""))
-                printError("  chain: " + lookup.pipeline.chain(for: LookupRequest(query: query, offline: offline))
+                printError("  chain: " + lookup.pipeline.chain(for: request)
                     .map { "\($0.provider.name) (\($0.quote.cost))" }.joined(separator: " → "))
                 for (provider, reason) in skipped.sorted(by: { $0.key < $1.key }) {
                     printError("  unusable \(provider): \(reason)")
@@ -109,13 +113,15 @@ struct LookupCommand: AsyncParsableCommand {
         }
     }
 
-    private func runBatch(_ lookup: LookupService, file: URL, fields: Set<PlaceField>, maxCost: MicroDollars?) async throws {
+    private func runBatch(_ lookup: LookupService, file: URL, fields: Set<PlaceField>, required: Set<PlaceField>,
+                          maxCost: MicroDollars?) async throws {
         let rows = try LookupService.batchRows(file, fields: fields)
         let sink = try BatchSink(path: output)
         let progress = isTerminal(.standardError) ? ProgressBar(label: "lookup") : nil
         let total = Int64(rows.count)
         let summary = try await lookup.pipeline.runBatch(
-            rows, concurrency: concurrency ?? lookup.settings.batchConcurrency, maxCost: maxCost, offline: offline
+            rows, concurrency: concurrency ?? lookup.settings.batchConcurrency, maxCost: maxCost, offline: offline,
+            requiredFields: required
         ) { result, done in
             try sink.write(PlacesJSON.batchLine(result))
             progress?.update(done: Int64(done), total: total)
