@@ -92,7 +92,9 @@ struct MatchCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(csv.utf8))
             }
             let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
-            printError("places: \(run.pairs.count) pairs matched from \(leftFile.records.count) left and "
+            let reviewCount = run.pairs.filter { $0.verdict == .review }.count
+            printError("places: \(run.pairs.count - reviewCount) pairs matched"
+                + (review ? " and \(reviewCount) to review" : "") + " from \(leftFile.records.count) left and "
                 + "\(rightFile.records.count) right records; \(run.comparisons) pairs compared; "
                 + "\(skipped.count) bad lines skipped; \(seconds) s")
         }
