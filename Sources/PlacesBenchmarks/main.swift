@@ -6,6 +6,7 @@ typealias BenchmarkSuite = @Sendable ([String]) async throws -> Void
 var suites: [String: BenchmarkSuite] = [:]
 // One line per suite; each lives in its own <Area>Benchmark.swift.
 suites["hours"] = HoursBenchmark.run
+suites["http"] = HTTPBenchmark.run
 suites["matching"] = MatchingBenchmark.run
 suites["pipeline"] = PipelineBenchmark.run
 suites["spots"] = SpotsBenchmark.run

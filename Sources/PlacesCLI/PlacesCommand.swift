@@ -18,7 +18,7 @@ struct PlacesCommand: AsyncParsableCommand {
             """,
         version: PlacesVersion.string,
         subcommands: [
-            LookupCommand.self, BudgetCommand.self, CacheCommand.self, ConfigCommand.self,
+            LookupCommand.self, BudgetCommand.self, CacheCommand.self, ConfigCommand.self, ProvidersCommand.self,
             SpotsCommand.self,
         ]
     )
