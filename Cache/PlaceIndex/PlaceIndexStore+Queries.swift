@@ -49,8 +49,9 @@ extension PlaceIndexStore {
                        limit: Int = 20) throws -> [Place] {
         guard radius > 0, limit > 0 else { return [] }
         let box = GeoMath.boundingBox(around: center, radius: radius)
+        // CROSS JOIN keeps the R*Tree as the outer loop; otherwise SQLite may scan every place.
         var sql = """
-            SELECT p.* FROM place_rtree r JOIN place p ON p.rowid = r.id
+            SELECT p.rowid, p.lat, p.lon FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
             WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?
             """
         var arguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
@@ -65,13 +66,16 @@ extension PlaceIndexStore {
             sql += " AND (p.folded_brand = ? OR instr(p.folded_name, ?) > 0)"
             arguments += [folded, folded]
         }
-        let candidates = try database.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(PlaceRow.place) }
-        return candidates
-            .map { (place: $0, distance: GeoMath.distance(center, $0.coordinate)) }
-            .filter { $0.distance <= radius }
-            .sorted { $0.distance < $1.distance }
-            .prefix(limit)
-            .map(\.place)
+        return try database.read { db in
+            let nearest = try Row.fetchAll(db, sql: sql, arguments: arguments)
+                .map { row -> (rowid: Int64, distance: Double) in
+                    (row[0], GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2])))
+                }
+                .filter { $0.distance <= radius }
+                .sorted { $0.distance < $1.distance }
+                .prefix(limit)
+            return try PlaceRow.fetch(db, rowids: nearest.map(\.rowid))
+        }
     }
 
     /// The place with this id (POI, address point or city), or `nil`.
@@ -85,15 +89,17 @@ extension PlaceIndexStore {
     public func reverse(_ coordinate: Coordinate, radius: Double = 100) throws -> IndexedReverse {
         try database.read { db in
             let box = GeoMath.boundingBox(around: coordinate, radius: radius)
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT p.* FROM place_rtree r JOIN place p ON p.rowid = r.id
+            let nearest = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT p.rowid, p.lat, p.lon FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
                 WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.kind != 'city'
-                """, arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude])
-            let nearest = rows.map(PlaceRow.place)
-                .map { (place: $0, distance: GeoMath.distance(coordinate, $0.coordinate)) }
+                """), arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude])
+                .map { row -> (rowid: Int64, distance: Double) in
+                    (row[0], GeoMath.distance(coordinate, Coordinate(latitude: row[1], longitude: row[2])))
+                }
                 .filter { $0.distance <= radius }
                 .min { $0.distance < $1.distance }
-            return IndexedReverse(nearest: nearest?.place, nearestDistance: nearest?.distance,
+            let place = try nearest.flatMap { try PlaceRow.fetch(db, rowids: [$0.rowid]).first }
+            return IndexedReverse(nearest: place, nearestDistance: place == nil ? nil : nearest?.distance,
                                   city: try CityLookup.best(near: coordinate, in: db))
         }
     }
@@ -101,8 +107,8 @@ extension PlaceIndexStore {
     private func rankedMatches(_ match: String, near: Coordinate?, radius: Double?, category: String?,
                                limit: Int) throws -> [Place] {
         var sql = """
-            SELECT p.*, bm25(place_fts, 10.0, 4.0, 1.0) AS rank
-            FROM place_fts JOIN place p ON p.rowid = place_fts.rowid
+            SELECT p.rowid, p.lat, p.lon, bm25(place_fts, 10.0, 4.0, 1.0) AS rank
+            FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
             WHERE place_fts MATCH ?
             """
         var arguments: StatementArguments = [match]
@@ -118,23 +124,25 @@ extension PlaceIndexStore {
         // Without a reference point bm25 alone orders; with one, a wider pool is re-ranked by distance.
         let pool = near == nil ? limit : max(limit * 20, 200)
         sql += " ORDER BY rank LIMIT \(pool)"
-        let rows = try database.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { (place: PlaceRow.place($0), rank: $0["rank"] as Double) }
+        return try database.read { db in
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                (rowid: row[0] as Int64, coordinate: Coordinate(latitude: row[1], longitude: row[2]), rank: row[3] as Double)
+            }
+            guard let near else { return try PlaceRow.fetch(db, rowids: rows.map(\.rowid)) }
+            // bm25 is negative, lower is better; relevance 1 is the best match of this query.
+            let best = rows.map { -$0.rank }.max() ?? 1
+            var scored: [(rowid: Int64, distance: Double, score: Double)] = []
+            scored.reserveCapacity(rows.count)
+            for row in rows {
+                let distance = GeoMath.distance(near, row.coordinate)
+                if let radius, distance > radius { continue }
+                let relevance: Double = best > 0 ? -row.rank / best : 1
+                let proximity: Double = 1 / (1 + distance / 1_000)
+                scored.append((row.rowid, distance, 0.6 * relevance + 0.4 * proximity))
+            }
+            scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.distance < $1.distance }
+            return try PlaceRow.fetch(db, rowids: scored.prefix(limit).map(\.rowid))
         }
-        guard let near else { return rows.map(\.place) }
-        // bm25 is negative, lower is better; relevance 1 is the best match of this query.
-        let best = rows.map { -$0.rank }.max() ?? 1
-        var scored: [(place: Place, distance: Double, score: Double)] = []
-        for row in rows {
-            let distance = GeoMath.distance(near, row.place.coordinate)
-            if let radius, distance > radius { continue }
-            let relevance: Double = best > 0 ? -row.rank / best : 1
-            let proximity: Double = 1 / (1 + distance / 1_000)
-            scored.append((row.place, distance, 0.6 * relevance + 0.4 * proximity))
-        }
-        scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.distance < $1.distance }
-        return scored.prefix(limit)
-            .map(\.place)
     }
 }
 
@@ -180,17 +188,19 @@ enum CityLookup {
     /// Close cities compete on distance against size: a 600,000-people city 3 km away beats a village
     /// 2 km away, but not a town you are standing in. Score = km − 2·log10(population + 1), lowest wins.
     static func best(near coordinate: Coordinate, in db: Database) throws -> IndexedCity? {
-        for radius in [30_000.0, 300_000.0] {
+        // Population is worth at most ~15 km (2·log10 of the largest cities), so a 15 km window holds the winner.
+        for radius in [15_000.0, 300_000.0] {
             let box = GeoMath.boundingBox(around: coordinate, radius: radius)
             let cities = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT c.* FROM city_rtree r JOIN city c ON c.geonameid = r.id
-                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?
+                SELECT c.* FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
+                JOIN city c ON c.geonameid = CAST(substr(p.id, 10) AS INTEGER)
+                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.kind = 'city'
                 """), arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]).map(city)
             let scored = cities.map { city -> (city: IndexedCity, distance: Double) in
                 (city, GeoMath.distance(coordinate, city.coordinate))
             }.filter { $0.distance <= radius }
             guard !scored.isEmpty else { continue }
-            if radius > 30_000 { return scored.min { $0.distance < $1.distance }?.city }
+            if radius > 15_000 { return scored.min { $0.distance < $1.distance }?.city }
             return scored.min { score($0) < score($1) }?.city
         }
         return nil
@@ -210,6 +220,18 @@ enum CityLookup {
 
 /// A `place` row back into a ``Place``.
 enum PlaceRow {
+    /// Full rows for `rowids`, in that order. Queries rank light (rowid, position, score) rows first
+    /// and only build ``Place`` values for the few they return.
+    static func fetch(_ db: Database, rowids: [Int64]) throws -> [Place] {
+        guard !rowids.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: rowids.count).joined(separator: ",")
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM place WHERE rowid IN (\(placeholders))",
+                                    arguments: StatementArguments(rowids))
+        var byRowid: [Int64: Place] = [:]
+        for row in rows { byRowid[row["rowid"]] = place(row) }
+        return rowids.compactMap { byRowid[$0] }
+    }
+
     static func place(_ row: Row) -> Place {
         let idText: String = row["id"]
         let id = (try? PlaceID(parsing: idText)) ?? PlaceID(provider: "local", nativeID: idText)

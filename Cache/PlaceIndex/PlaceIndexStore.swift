@@ -5,8 +5,8 @@ import PlacesCore
 /// The local place index: OSM objects and GeoNames cities in one SQLite file.
 ///
 /// Names are in an FTS5 table (`unicode61 remove_diacritics 2` with prefix indexes, so "cafe"
-/// finds "Café" and "caf" completes it), positions in R*Trees, and GeoNames cities also in their own
-/// table for reverse geocoding. Schema changes go only through ``migrator``.
+/// finds "Café" and "caf" completes it), positions in one R*Tree (POIs, address points and cities),
+/// and GeoNames cities also in their own table (population, zone, country) for reverse geocoding. Schema changes go only through ``migrator``.
 ///
 /// ```swift
 /// let index = try PlaceIndexStore(path: URL(fileURLWithPath: "index.sqlite"))
@@ -23,6 +23,11 @@ public final class PlaceIndexStore: Sendable {
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // An import touches the R*Tree and FTS pages all over; with SQLite's default 2 MB cache they
+            // spill to the WAL mid-transaction and are read back. 64 MB is allocated only as used.
+            try db.execute(sql: "PRAGMA cache_size = -65536")
+        }
         database = try DatabasePool(path: path.path, configuration: configuration)
         try Self.migrator.migrate(database)
     }
@@ -34,7 +39,9 @@ public final class PlaceIndexStore: Sendable {
 
     /// An index that lives in memory only: for tests and benchmarks.
     public static func inMemory() throws -> PlaceIndexStore {
-        try PlaceIndexStore(database: DatabaseQueue())
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -65536") }
+        return try PlaceIndexStore(database: DatabaseQueue(configuration: configuration))
     }
 
     /// True before anything was imported: the cue to build the index from the bundled data.
@@ -122,7 +129,6 @@ public final class PlaceIndexStore: Sendable {
                     time_zone TEXT
                 );
                 CREATE INDEX city_by_source ON city(source);
-                CREATE VIRTUAL TABLE city_rtree USING rtree(id, min_lat, max_lat, min_lon, max_lon);
                 CREATE TABLE source (
                     name TEXT PRIMARY KEY,
                     kind TEXT NOT NULL,
@@ -131,6 +137,10 @@ public final class PlaceIndexStore: Sendable {
                     cities INTEGER NOT NULL
                 );
                 """)
+        }
+        migrator.registerMigration("v2: searchable keywords kept with the place") { db in
+            // Imports fill the FTS table in one INSERT … SELECT at the end, which needs the words on the row.
+            try db.execute(sql: "ALTER TABLE place ADD COLUMN keywords TEXT NOT NULL DEFAULT ''")
         }
         return migrator
     }

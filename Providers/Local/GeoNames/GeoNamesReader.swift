@@ -162,8 +162,10 @@ struct LineSplitter {
     private var carry: [UInt8] = []
 
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ line: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let base = chunk.baseAddress else { return }
         var start = 0
-        for i in 0..<chunk.count where chunk[i] == 10 {
+        while start < chunk.count, let found = memchr(base + start, 10, chunk.count - start) {
+            let i = base.distance(to: UnsafeRawPointer(found))
             if carry.isEmpty {
                 try line(UnsafeRawBufferPointer(rebasing: chunk[start..<i]))
             } else {

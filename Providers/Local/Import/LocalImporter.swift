@@ -147,7 +147,7 @@ public struct LocalImporter: Sendable {
                     summary.addressPointsIndexed += 1
                 }
             }
-            try writer.recordSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0)
+            try writer.finishSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0)
         }
         return summary
     }
@@ -184,7 +184,7 @@ public struct LocalImporter: Sendable {
                 summary.citiesIndexed += 1
             }
             summary.placesIndexed = summary.citiesIndexed
-            try writer.recordSource(fileName, kind: ImportSummary.Kind.geoNames.rawValue, places: summary.citiesIndexed,
+            try writer.finishSource(fileName, kind: ImportSummary.Kind.geoNames.rawValue, places: summary.citiesIndexed,
                                     cities: summary.citiesIndexed)
         }
         return summary

@@ -1,0 +1,112 @@
+import Foundation
+import LocalProvider
+import PlaceIndex
+import PlacesCore
+
+/// `places-bench local [DATA_DIR]`: import throughput of the Helsinki extract and the full GeoNames
+/// cities1000 dump, then search/nearby/reverse/suggest latency over an on-disk index holding both.
+enum LocalBenchmark {
+    static func run(arguments: [String]) async throws {
+        let dataDirectory = arguments.first.map { URL(fileURLWithPath: $0) } ?? defaultDataDirectory()
+        let pbf = dataDirectory.appendingPathComponent("helsinki.osm.pbf")
+        let cities = dataDirectory.appendingPathComponent("geonames-cities1000.txt.gz")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("places-bench-local-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+
+        let index = try PlaceIndexStore(path: scratch.appendingPathComponent("index.sqlite"))
+        let importer = LocalImporter(index: index)
+        var cpuStart = processCPUSeconds()
+        let osm = try importer.importFile(pbf)
+        report("local.import.pbf.seconds", osm.elapsedSeconds, "s")
+        report("local.import.pbf.cpu_seconds", processCPUSeconds() - cpuStart, "s")
+        report("local.import.pbf.throughput", osm.objectsPerSecond, "objects/s")
+        cpuStart = processCPUSeconds()
+        let geonames = try importer.importFile(cities)
+        let geonamesCPU = processCPUSeconds() - cpuStart
+        report("local.import.geonames.seconds", geonames.elapsedSeconds, "s")
+        report("local.import.geonames.cpu_seconds", geonamesCPU, "s")
+        report("local.import.geonames.throughput", geonames.objectsPerSecond, "objects/s")
+        report("local.import.geonames.throughput_cpu", Double(geonames.objectsRead) / geonamesCPU, "objects/cpu-s")
+        report("local.import.geonames.cities", Double(geonames.citiesIndexed), "cities")
+
+        let center = Coordinate(latitude: 60.1700, longitude: 24.9410)
+        let searches: [(String, Coordinate?)] = [
+            ("maya bar", Coordinate(latitude: 60.1721, longitude: 24.9450)), ("cafe", center), ("helsinki", nil),
+            ("stockholm", nil), ("pizza", center), ("burger king", center), ("hotel", center), ("kiasma", nil),
+            ("san francisco", nil), ("cafe strindberg", nil), ("museum", center), ("paris", Coordinate(latitude: 48.85, longitude: 2.35)),
+        ]
+        let box = (lat: 60.1642...60.1791, lon: 24.9352...24.9534)
+        var generator = SplitMix64(seed: 42)
+        func randomPoint() -> Coordinate {
+            Coordinate(latitude: Double.random(in: box.lat, using: &generator), longitude: Double.random(in: box.lon, using: &generator))
+        }
+        let iterations = 2_000
+        try measure("local.search", iterations) { i in
+            let (text, near) = searches[i % searches.count]
+            _ = try index.search(text: text, near: near, limit: 10)
+        }
+        try measure("local.nearby", iterations) { i in
+            _ = try index.nearby(center: randomPoint(), radius: i % 2 == 0 ? 300 : 1_000, category: i % 2 == 0 ? "cafe" : nil)
+        }
+        try measure("local.reverse", iterations) { _ in _ = try index.reverse(randomPoint()) }
+        let prefixes = ["m", "ma", "may", "maya b", "kia", "hel", "sto", "caf", "stri", "bur"]
+        try measure("local.suggest", iterations) { i in _ = try index.suggest(prefix: prefixes[i % prefixes.count], near: center) }
+    }
+
+    private static func measure(_ name: String, _ iterations: Int, _ body: (Int) throws -> Void) throws {
+        for i in 0..<50 { try body(i) }  // Warm the page cache and statement caches.
+        // Wall time is what a user waits; thread CPU time is the same work without the scheduler's
+        // share of a busy machine, so both are reported.
+        var wall: [Double] = [], cpu: [Double] = []
+        wall.reserveCapacity(iterations)
+        cpu.reserveCapacity(iterations)
+        for i in 0..<iterations {
+            let startCPU = threadCPUSeconds()
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body(i)
+            wall.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            cpu.append((threadCPUSeconds() - startCPU) * 1e3)
+        }
+        wall.sort()
+        cpu.sort()
+        func percentile(_ samples: [Double], _ p: Int) -> Double { samples[min(samples.count - 1, samples.count * p / 100)] }
+        report("\(name).p50", percentile(wall, 50), "ms")
+        report("\(name).p99", percentile(wall, 99), "ms")
+        report("\(name).cpu.p50", percentile(cpu, 50), "ms")
+        report("\(name).cpu.p99", percentile(cpu, 99), "ms")
+    }
+
+    private static func processCPUSeconds() -> Double { cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) }
+    private static func threadCPUSeconds() -> Double { cpuSeconds(CLOCK_THREAD_CPUTIME_ID) }
+
+    private static func cpuSeconds(_ clock: clockid_t) -> Double {
+        var spec = timespec()
+        clock_gettime(clock, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    private static func report(_ name: String, _ value: Double, _ unit: String) {
+        print(name, String(format: value >= 100 ? "%.0f" : "%.3f", value), unit)
+    }
+
+    /// `../shared/data` next to the repository this was built from.
+    private static func defaultDataDirectory() -> URL {
+        URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("../shared/data").standardizedFileURL
+    }
+}
+
+/// A seeded generator, so every run asks the same questions.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
