@@ -10,6 +10,7 @@ suites["http"] = HTTPBenchmark.run
 suites["matching"] = MatchingBenchmark.run
 suites["pipeline"] = PipelineBenchmark.run
 suites["spots"] = SpotsBenchmark.run
+suites["local"] = LocalBenchmark.run
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let suite = suites[name] else {
