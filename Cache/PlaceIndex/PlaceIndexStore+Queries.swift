@@ -37,8 +37,14 @@ extension PlaceIndexStore {
     public func suggest(prefix: String, near: Coordinate? = nil, limit: Int = 8) throws -> [Place] {
         let tokens = FullTextQuery.tokens(prefix)
         guard !tokens.isEmpty, limit > 0 else { return [] }
-        return try rankedMatches(FullTextQuery.all(tokens, prefixLast: true), near: near, radius: nil, category: nil,
-                                 limit: limit)
+        let match = FullTextQuery.all(tokens, prefixLast: true)
+        if let near, tokens.count == 1, tokens[0].count == 1 {
+            // One letter matches a large share of the world's names; ranking them all costs tens of
+            // milliseconds, so the first keystroke completes from the neighbourhood only.
+            let local = try rankedMatches(match, near: near, radius: 5_000, category: nil, limit: limit)
+            if !local.isEmpty { return local }
+        }
+        return try rankedMatches(match, near: near, radius: nil, category: nil, limit: limit)
     }
 
     /// Places within `radius` metres of `center`, nearest first.
