@@ -75,7 +75,7 @@ struct LookupCommand: AsyncParsableCommand {
             if let batch {
                 guard name == nil else { throw InputError("give either a NAME or --batch FILE, not both") }
                 try await runBatch(lookup, file: URL(fileURLWithPath: batch), fields: fieldSet,
-                                   required: [.id, .name, .coordinate].union(requested ?? []), maxCost: maxCost)
+                                   required: Set<PlaceField>([.id, .name, .coordinate]).union(requested ?? []), maxCost: maxCost)
                 return
             }
             guard let name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
