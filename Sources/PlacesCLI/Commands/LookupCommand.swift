@@ -84,7 +84,7 @@ struct LookupCommand: AsyncParsableCommand {
             let query = MatchQuery(name: name, near: near, address: address, phone: phone, fields: fieldSet)
             // Show the usual fields when known, but pay only for the ones asked for.
             let request = LookupRequest(query: query, maxCost: maxCost, offline: offline,
-                                        requiredFields: [.id, .name, .coordinate].union(requested ?? []))
+                                        requiredFields: Set<PlaceField>([.id, .name, .coordinate]).union(requested ?? []))
             let outcome = try await lookup.lookup(request)
             if explain {
                 printError("lookup \"\(name)\"" + (near.map { " near \($0)" } ?? ""))
