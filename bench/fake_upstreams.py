@@ -5,7 +5,7 @@ Usage: fake_upstreams.py PORT. Counts calls per provider at GET /__calls.
 Answers are real-shaped (the documented JSON of each API) and scripted by the query text:
   "Maya Bar & Grill"   Yelp knows it well (cheap accept).
   "Aurora Sauna Club"  Yelp returns a different business far away; Google knows it (costly fallback).
-  "Polaris Sky Lounge" Yelp returns a poor candidate; Google knows it (used for the budget-exhausted run).
+  "Polaris Sky Lounge" Yelp returns a similar but doubtful candidate; Google knows it (budget-exhausted run).
 """
 import json
 import sys
@@ -26,6 +26,11 @@ YELP = {
              "is_closed": False,
              "hours": [{"hours_type": "REGULAR", "is_open_now": True,
                         "open": [{"day": d, "start": "1600", "end": "0200", "is_overnight": True} for d in range(7)]}]},
+    "polaris": {"id": "polaris-lounge-helsinki", "alias": "polaris-lounge-helsinki", "name": "Polaris Lounge",
+                "coordinates": {"latitude": 60.16995, "longitude": 24.93870},
+                "location": {"address1": "Mannerheimintie 1", "city": "Helsinki", "zip_code": "00100", "country": "FI",
+                             "display_address": ["Mannerheimintie 1", "00100 Helsinki", "Finland"]},
+                "categories": [{"alias": "lounges", "title": "Lounges"}], "is_closed": False},
     "poor": {"id": "aurora-hair-studio-espoo", "alias": "aurora-hair-studio-espoo", "name": "Aurora Hair Studio",
              "coordinates": {"latitude": 60.2055, "longitude": 24.6559},
              "location": {"address1": "Tapiontori 3", "city": "Espoo", "zip_code": "02100", "country": "FI",
@@ -78,7 +83,9 @@ class Handler(BaseHTTPRequestHandler):
             term = (query.get("term") or query.get("name") or "").lower()
             if "maya" in term:
                 hits = [YELP["maya"]]
-            elif "aurora" in term or "polaris" in term:
+            elif "polaris" in term:
+                hits = [YELP["polaris"]]
+            elif "aurora" in term:
                 hits = [YELP["poor"]]
             else:
                 hits = []

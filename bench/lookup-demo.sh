@@ -32,20 +32,24 @@ chain = ["local", "yelp", "google"]
 [budget]
 time_zone = "Europe/Helsinki"
 daily_usd = 1.0
+# No free tier in the demo, so every Google call shows its price.
+[budget.free_calls_per_month]
+"google.search.pro" = 0
+"google.search.enterprise" = 0
 TOML
 
 run() { echo; echo "\$ places $*"; "$PLACES" "$@" || echo "(exit $?)"; }
 
 echo "== 1. local hit: the bundled OSM index knows the place; nothing is paid"
 run lookup "Ateneum" --near 60.1703,24.9441 --explain
-echo "== 2. cheap accept: not in OSM; Yelp's candidate is a confident match; Google is not asked"
+echo "== 2. cheap accept: OSM knows the bar but not its phone; Yelp's confident match has it; Google is not asked"
 run lookup "Maya Bar & Grill" --near 60.1721,24.9450 --fields phone --explain
 echo "== 3. costly fallback: Yelp only knows a different business; exactly one Google call"
 run lookup "Aurora Sauna Club" --near 60.1665,24.9573 --fields phone,website --explain
 echo "== 4. cache hit: the same question again; no provider is called"
 run lookup "Aurora Sauna Club" --near 60.1665,24.9573 --fields phone,website --explain
-echo "== 5. budget exhausted: Google's daily budget is set to zero; the best free answer is returned"
-run budget set google 0/day
+echo "== 5. budget exhausted: Google may spend nothing more today; the best cheaper answer is returned"
+run budget set google 0.035/day
 run lookup "Polaris Sky Lounge" --near 60.1699,24.9384 --explain --json
 echo
 run budget

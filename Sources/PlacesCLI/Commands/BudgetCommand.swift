@@ -44,7 +44,7 @@ struct BudgetShowCommand: AsyncParsableCommand {
             print(Self.row("overall", report.overallToday, report.overallMonth))
             for provider in report.providers {
                 print(Self.row(provider.provider, provider.today, provider.month))
-                for free in provider.freeTier where free.used > 0 || provider.month.calls > 0 {
+                for free in provider.freeTier where free.used > 0 {
                     print("    free tier \(free.sku): \(free.used) of \(free.allowance) calls this month")
                 }
             }

@@ -15,7 +15,7 @@ struct LookupCommand: AsyncParsableCommand {
             every --fields value ends the lookup; answers for the same place are merged field by field.
             A paid call is made only if the budget allows it (`places budget`); otherwise the best free answer
             is printed, flagged budget_exhausted, with a note on stderr and exit status 0.
-            Exit status 1 means no plausible candidate was found.
+            Exit status 1 means no plausible candidate was found (unless the budget stopped the search: then 0).
 
             Examples:
               places lookup "Maya Bar & Grill" --near 60.1721,24.9450 --fields phone,hours
@@ -96,7 +96,7 @@ struct LookupCommand: AsyncParsableCommand {
                 for step in outcome.steps { printError("  " + step.description.replacingOccurrences(of: "\n", with: "\n  ")) }
             }
             if let note = outcome.budgetNote, outcome.budgetExhausted {
-                printError("places: note: budget exhausted (\(note)); showing the best free answer")
+                printError("places: note: budget exhausted (\(note)); showing the best cheaper answer")
             }
             if outcome.cache == .stale {
                 printError("places: note: every provider failed; showing an expired cached answer (stale)")
@@ -106,9 +106,13 @@ struct LookupCommand: AsyncParsableCommand {
             } else if let place = outcome.place {
                 print(Self.render(place, outcome, reference: near), terminator: "")
             }
-            if outcome.place == nil {
+            // A budget stop is not a failure: the user set the limit, and the note above says what happened.
+            if outcome.place == nil && !outcome.budgetExhausted {
                 if !json { printError("places: no place matching \"\(name)\" was found") }
                 throw ExitCode(1)
+            }
+            if outcome.place == nil && !json {
+                printError("places: no cheaper source knows \"\(name)\"; raise the budget (`places budget set`) to ask the paid ones")
             }
         }
     }
