@@ -139,7 +139,7 @@ struct PipelineBenchWorld: Sendable {
         let second = ["Bar", "Café", "Bistro", "Grill", "Kitchen", "Deli", "Bakery", "Books", "Studio", "Pharmacy",
                       "Market", "Garden", "Lounge", "Pizzeria", "Sushi", "Tavern", "Gallery", "Salon", "Florist", "Records"]
         let third = ["", " Helsinki", " Kamppi", " Kallio", " Töölö", " Punavuori", " Eira", " Vallila"]
-        var generator = PipelineBenchRandom(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var places: [Place] = []
         var cheap: [Bool] = []
         var index: [String: Int] = [:]
@@ -170,7 +170,7 @@ struct PipelineBenchWorld: Sendable {
 
     /// Lookups whose place ranks follow a Zipf law: the k-th most popular place is asked ~1/k^s as often.
     func zipfWorkload(lookups: Int, exponent: Double) -> [PipelineBenchLookup] {
-        var generator = PipelineBenchRandom(seed: 7)
+        var generator = SplitMix64(seed: 7)
         var order = Array(places.indices)
         for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(generator.next() % UInt64(i + 1))) }
         let weights = (1...places.count).map { 1 / pow(Double($0), exponent) }
@@ -218,17 +218,4 @@ struct PipelineBenchProvider: PlaceProvider {
         place.coordinate = Coordinate(latitude: place.coordinate.latitude + 0.00055, longitude: place.coordinate.longitude)
         return [place]
     }
-}
-
-struct PipelineBenchRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
