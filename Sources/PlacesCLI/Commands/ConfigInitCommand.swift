@@ -7,13 +7,14 @@ import PlacesCore
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Create the configuration file.",
+        abstract: "Create or show the configuration file.",
         discussion: """
             Examples:
               places config init                # writes config.toml with every default, commented
               places config init --force        # overwrite an existing file
+              places config show                # the effective configuration, secrets redacted
             """,
-        subcommands: [ConfigInitCommand.self])
+        subcommands: [ConfigInitCommand.self, ConfigShowCommand.self])
 }
 
 struct ConfigInitCommand: AsyncParsableCommand {
