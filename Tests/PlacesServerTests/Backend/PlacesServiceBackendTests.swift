@@ -9,11 +9,12 @@ private actor SharedService {
     static let shared = SharedService()
     private var service: PlacesService?
 
-    func get() throws -> PlacesService {
+    func get() async throws -> PlacesService {
         if let service { return service }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-server-tests-\(UUID().uuidString)")
         let environment = PlacesEnvironment.resolve(variables: ["PLACES_HOME": home.path])
-        let opened = try PlacesService.open(environment)
+        // Building the index blocks for seconds: keep it off the threads the servers' tasks need.
+        let opened = try await offPool { try PlacesService.open(environment) }
         service = opened
         return opened
     }
@@ -29,14 +30,14 @@ private actor SharedService {
         #expect(!places.isEmpty, "the bundled Helsinki extract should know Maya Bar")
         let expected = String(decoding: try PlacesJSON.places(places, reference: near), as: UTF8.self)
         if RedisCLI.path != nil {
-            let output = try RedisCLI.run(port: server.port, ["SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"])
+            let output = try await RedisCLI.run(port: server.port, ["SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"])
             #expect(output == expected + "\n")
         } else {
             print("redis-cli is not installed (apt-get install redis-tools): checking over a raw socket only")
         }
         let client = try RawClient(port: server.port)
         try client.send("SEARCH \"maya bar\" NEAR 60.1721 24.9450\r\n")
-        #expect(try client.reply().text == expected)
+        #expect(try await client.reply().text == expected)
         try await server.stop()
     }
 
@@ -50,14 +51,14 @@ private actor SharedService {
         let reverse = String(decoding: try PlacesJSON.reverse(try await service.reverse(point)), as: UTF8.self)
         let client = try RawClient(port: server.port)
         try client.send("DETAILS \(id)\r\nDETAILS osm:node/1\r\nDETAILS google:ChIJnope\r\nREVERSE 60.1699 24.9384\r\n")
-        let replies = try client.replies(4)
+        let replies = try await client.replies(4)
         #expect(replies[0].text == details)
         #expect(replies[1] == .null)
         #expect(replies[2] == .null)
         #expect(replies[3].text == reverse)
         // A repeat comes from memory, not the index, with the same bytes.
         try client.send("DETAILS \(id)\r\n")
-        #expect(try client.reply().text == details)
+        #expect(try await client.reply().text == details)
         #expect(backend.memo.statistics.hits == 1)
         try await server.stop()
     }
@@ -67,7 +68,7 @@ private actor SharedService {
         let server = try await TestServer.start(backend: PlacesServiceBackend(service: service))
         let client = try RawClient(port: server.port)
         try client.send("BUDGET\r\nCACHE.STATS\r\nLOOKUP x\r\nSCORE a b\r\n")
-        #expect(try client.replies(4) == [
+        #expect(try await client.replies(4) == [
             .error("ERR BUDGET is not available in this build"), .error("ERR CACHE.STATS is not available in this build"),
             .error("ERR LOOKUP is not available in this build"), .error("ERR SCORE is not available in this build"),
         ])

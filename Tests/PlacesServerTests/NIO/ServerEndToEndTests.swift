@@ -10,20 +10,20 @@ import Testing
             return
         }
         let server = try await TestServer.start()
-        #expect(try RedisCLI.run(port: server.port, ["PING"]) == "PONG\n")
-        #expect(try RedisCLI.run(port: server.port, ["DETAILS", "geonames:658225"])
+        #expect(try await RedisCLI.run(port: server.port, ["PING"]) == "PONG\n")
+        #expect(try await RedisCLI.run(port: server.port, ["DETAILS", "geonames:658225"])
             == #"{"id":"geonames:658225","name":"Helsinki","lat":60.16952,"lon":24.93545,"category":"city"}"# + "\n")
-        #expect(try RedisCLI.run(port: server.port, ["--no-raw", "DETAILS", "osm:node/1"]) == "(nil)\n")
-        #expect(try RedisCLI.run(port: server.port, ["SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"]).contains(#""name":"Maya Bar""#))
-        #expect(try RedisCLI.run(port: server.port, ["SEARCH", "x", "RADIUS", "5"]).hasPrefix("ERR RADIUS needs NEAR"))
-        #expect(try RedisCLI.run(port: server.port, ["LOOKUP", "x"]).contains("ERR LOOKUP is not available in this build"))
+        #expect(try await RedisCLI.run(port: server.port, ["--no-raw", "DETAILS", "osm:node/1"]) == "(nil)\n")
+        #expect(try await RedisCLI.run(port: server.port, ["SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"]).contains(#""name":"Maya Bar""#))
+        #expect(try await RedisCLI.run(port: server.port, ["SEARCH", "x", "RADIUS", "5"]).hasPrefix("ERR RADIUS needs NEAR"))
+        #expect(try await RedisCLI.run(port: server.port, ["LOOKUP", "x"]).contains("ERR LOOKUP is not available in this build"))
         // redis-cli answers `help` itself, so HELP goes over a raw socket.
         let client = try RawClient(port: server.port)
         try client.send("HELP\r\n")
-        guard case .array(let lines) = try client.reply() else { Issue.record("HELP is not an array"); return }
+        guard case .array(let lines) = try await client.reply() else { Issue.record("HELP is not an array"); return }
         #expect(lines.contains(.simpleString("SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]  —  places whose names match the words, as `places search --json`")))
         // Interactive-style session over stdin, as a person would type it.
-        let session = try RedisCLI.run(port: server.port, [], stdin: "PING\nREVERSE 60.17 24.94\n")
+        let session = try await RedisCLI.run(port: server.port, [], stdin: "PING\nREVERSE 60.17 24.94\n")
         #expect(session.contains("PONG") && session.contains(#""city":"Helsinki""#))
         try await server.stop()
     }
@@ -54,7 +54,7 @@ import Testing
             }
         }
         try client.send(wire)
-        let replies = try client.replies(1_000)
+        let replies = try await client.replies(1_000)
         #expect(replies == expected)
         try await server.stop()
     }
@@ -63,14 +63,14 @@ import Testing
         let server = try await TestServer.start(ServerConfiguration(password: Array("hunter2".utf8)))
         let client = try RawClient(port: server.port)
         try client.send("SEARCH maya\r\nAUTH nope\r\nAUTH hunter2\r\nSEARCH maya\r\n")
-        let replies = try client.replies(4)
+        let replies = try await client.replies(4)
         #expect(replies[0] == .error("NOAUTH Authentication required."))
         #expect(replies[1] == .error("WRONGPASS invalid username-password pair or user is disabled."))
         #expect(replies[2] == .ok)
         #expect(replies[3].text?.contains("Maya Bar") == true)
         if RedisCLI.path != nil {
-            #expect(try RedisCLI.run(port: server.port, ["--no-auth-warning", "-a", "hunter2", "PING"]) == "PONG\n")
-            #expect(try RedisCLI.run(port: server.port, ["PING"]).contains("NOAUTH"))
+            #expect(try await RedisCLI.run(port: server.port, ["--no-auth-warning", "-a", "hunter2", "PING"]) == "PONG\n")
+            #expect(try await RedisCLI.run(port: server.port, ["PING"]).contains("NOAUTH"))
         }
         try await server.stop()
     }
@@ -79,8 +79,8 @@ import Testing
         let server = try await TestServer.start(ServerConfiguration(password: Array("pw".utf8)))
         let client = try RawClient(port: server.port)
         try client.send("*11\r\n")
-        #expect(try client.reply() == .error("ERR Protocol error: unauthenticated multibulk length"))
-        #expect(client.readToEnd().closed)
+        #expect(try await client.reply() == .error("ERR Protocol error: unauthenticated multibulk length"))
+        #expect(await client.readToEnd().closed)
         try await server.stop()
     }
 
@@ -88,7 +88,7 @@ import Testing
         let server = try await TestServer.start()
         let client = try RawClient(port: server.port)
         try client.send(String(repeating: "A", count: 70 * 1024))
-        let (text, closed) = client.readToEnd()
+        let (text, closed) = await client.readToEnd()
         #expect(text == "-ERR Protocol error: too big inline request\r\n")
         #expect(closed)
         try await server.stop()
@@ -98,7 +98,7 @@ import Testing
         let server = try await TestServer.start()
         let client = try RawClient(port: server.port)
         try client.send("PING\r\n*1\r\nxyz\r\nPING\r\n")
-        let (text, closed) = client.readToEnd()
+        let (text, closed) = await client.readToEnd()
         #expect(text == "+PONG\r\n-ERR Protocol error: expected '$', got 'x'\r\n")
         #expect(closed)
         try await server.stop()
@@ -110,14 +110,14 @@ import Testing
         let second = try RawClient(port: server.port)
         try first.send("PING\r\n")
         try second.send("PING\r\n")
-        #expect(try first.reply() == .simpleString("PONG"))
-        #expect(try second.reply() == .simpleString("PONG"))
+        #expect(try await first.reply() == .simpleString("PONG"))
+        #expect(try await second.reply() == .simpleString("PONG"))
         let third = try RawClient(port: server.port)
-        let (text, closed) = third.readToEnd()
+        let (text, closed) = await third.readToEnd()
         #expect(text == "-ERR max number of clients reached\r\n")
         #expect(closed)
         try first.send("PING\r\n")
-        #expect(try first.reply() == .simpleString("PONG"))
+        #expect(try await first.reply() == .simpleString("PONG"))
         try await server.stop()
     }
 
@@ -125,8 +125,8 @@ import Testing
         let server = try await TestServer.start(ServerConfiguration(idleTimeoutSeconds: 1))
         let client = try RawClient(port: server.port, readTimeoutSeconds: 10)
         try client.send("PING\r\n")
-        #expect(try client.reply() == .simpleString("PONG"))
-        let (rest, closed) = client.readToEnd()  // returns when the server closes the silent connection
+        #expect(try await client.reply() == .simpleString("PONG"))
+        let (rest, closed) = await client.readToEnd()  // returns when the server closes the silent connection
         #expect(rest == "" && closed)
         #expect(server.server.metrics.snapshot.idleTimeouts == 1)
         try await server.stop()
@@ -137,7 +137,7 @@ import Testing
         for probe in ["GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", "POST /api HTTP/1.1\r\n", "Host: example.com\r\n"] {
             let client = try RawClient(port: server.port)
             try client.send(probe)
-            let (text, closed) = client.readToEnd()
+            let (text, closed) = await client.readToEnd()
             #expect(text == "" && closed, "\(probe)")
         }
         #expect(server.server.metrics.snapshot.droppedHTTPRequests == 3)
@@ -145,15 +145,16 @@ import Testing
     }
 
     @Test func aSlowCallDoesNotHoldUpOtherClients() async throws {
-        let server = try await TestServer.start()
+        let backend = FakeBackend()
+        let server = try await TestServer.start(backend: backend)
         let slow = try RawClient(port: server.port)
-        try slow.send("SEARCH slow:1500\r\n")
-        let fast = try RawClient(port: server.port, readTimeoutSeconds: 1)
-        let started = ContinuousClock.now
+        try slow.send("SEARCH gated\r\n")
+        await backend.gate.waitUntilEntered()
+        let fast = try RawClient(port: server.port)
         try fast.send("DETAILS geonames:658225\r\n")
-        #expect(try fast.reply().text?.contains("Helsinki") == true)
-        #expect(ContinuousClock.now - started < .milliseconds(1_400), "the fast client waited for the slow one")
-        #expect(try slow.reply() == .bulk("[]"))
+        #expect(try await fast.reply().text?.contains("Helsinki") == true)  // answered while the slow call still waits
+        backend.gate.open()
+        #expect(try await slow.reply() == .bulk("[]"))
         try await server.stop()
     }
 
@@ -165,7 +166,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         let processedWhileNotReading = server.server.metrics.snapshot.commandsProcessed
         #expect(processedWhileNotReading < count / 2, "the server kept reading a client that was not reading its replies")
-        let replies = try client.replies(count)
+        let replies = try await client.replies(count)
         #expect(replies.allSatisfy { $0.text?.utf8.count == 65_538 })
         #expect(server.server.metrics.snapshot.commandsProcessed == count)
         try await server.stop()
@@ -175,7 +176,7 @@ import Testing
         let server = try await TestServer.start(ServerConfiguration(password: Array("topsecret".utf8)))
         let client = try RawClient(port: server.port)
         try client.send("AUTH topsecret\r\nINFO\r\nINFO clients\r\nSTATS\r\n")
-        let replies = try client.replies(4)
+        let replies = try await client.replies(4)
         let info = try #require(replies[1].text)
         for heading in ["# Server", "# Clients", "# Stats", "# Cache", "# Budget"] { #expect(info.contains(heading)) }
         #expect(info.contains("connected_clients:1"))
@@ -190,12 +191,19 @@ import Testing
     }
 
     @Test func gracefulShutdownFinishesRequestsInFlight() async throws {
-        let server = try await TestServer.start()
+        let backend = FakeBackend()
+        let server = try await TestServer.start(backend: backend)
         let client = try RawClient(port: server.port)
-        try client.send("SEARCH slow:800\r\nPING\r\n")
-        try await Task.sleep(for: .milliseconds(200))  // the slow call is running when the shutdown starts
+        let idle = try RawClient(port: server.port)
+        try idle.send("PING\r\n")
+        #expect(try await idle.reply() == .simpleString("PONG"))
+        try client.send("SEARCH gated\r\nPING\r\n")
+        await backend.gate.waitUntilEntered()  // the call is in flight when the shutdown starts
         let stopping = Task { try await server.stop() }
-        let (text, closed) = client.readToEnd()
+        let idleEnd = await idle.readToEnd()
+        #expect(idleEnd.closed && idleEnd.text == "", "an idle connection is closed at once")
+        backend.gate.open()
+        let (text, closed) = await client.readToEnd()
         #expect(text == "$2\r\n[]\r\n+PONG\r\n")
         #expect(closed)
         try await stopping.value
@@ -206,7 +214,7 @@ import Testing
         let server = try await TestServer.start(backend: FakeBackend(memoryAnswers: true))
         let client = try RawClient(port: server.port)
         try client.send("DETAILS geonames:658225\r\nDETAILS osm:node/9\r\n")
-        let replies = try client.replies(2)
+        let replies = try await client.replies(2)
         #expect(replies[0].text?.contains("Helsinki") == true)
         #expect(replies[1] == .null)
         #expect(server.server.metrics.snapshot.answeredFromMemory == 2)

@@ -11,11 +11,14 @@ struct FakeBackend: ServerBackend {
         "geonames:658225": #"{"id":"geonames:658225","name":"Helsinki","lat":60.16952,"lon":24.93545,"category":"city"}"#,
     ]
     var memoryAnswers = false
+    /// A search for `gated` waits here until the test opens it.
+    var gate = Gate()
 
     func search(_ query: SearchQuery) async throws -> Data {
         if query.text.hasPrefix("slow:"), let ms = Int(query.text.dropFirst(5)) {
             try await Task.sleep(for: .milliseconds(ms))
         }
+        if query.text == "gated" { await gate.pass() }
         if query.text.hasPrefix("big:"), let size = Int(query.text.dropFirst(4)) {
             return Data(("\"" + String(repeating: "x", count: size) + "\"").utf8)
         }

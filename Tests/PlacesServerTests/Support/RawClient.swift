@@ -8,7 +8,7 @@ import Darwin
 
 /// A blocking loopback socket: for sending exact bytes (pipelines, garbage, HTTP) and reading raw
 /// replies. Every read has a timeout so a broken server fails the test instead of hanging it.
-final class RawClient {
+final class RawClient: @unchecked Sendable {
     private let fd: Int32
     private var received: [UInt8] = []
 
@@ -57,8 +57,19 @@ final class RawClient {
         return true
     }
 
-    /// The next `count` replies, parsed.
-    func replies(_ count: Int) throws -> [RESPValue] {
+    /// The next `count` replies, parsed. Blocking reads run on their own thread (see ``offPool(_:)``).
+    func replies(_ count: Int) async throws -> [RESPValue] {
+        try await offPool { try self.blockingReplies(count) }
+    }
+
+    func reply() async throws -> RESPValue { try await replies(1)[0] }
+
+    /// Everything until the server closes (or the timeout passes: then `closed` is false).
+    func readToEnd() async -> (text: String, closed: Bool) {
+        (try? await offPool { self.blockingReadToEnd() }) ?? ("", false)
+    }
+
+    private func blockingReplies(_ count: Int) throws -> [RESPValue] {
         var values: [RESPValue] = []
         var index = 0
         defer { received.removeFirst(index) }
@@ -78,10 +89,7 @@ final class RawClient {
         return values
     }
 
-    func reply() throws -> RESPValue { try replies(1)[0] }
-
-    /// Everything until the server closes (or the timeout passes: then `closed` is false).
-    func readToEnd() -> (text: String, closed: Bool) {
+    private func blockingReadToEnd() -> (text: String, closed: Bool) {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -137,7 +145,11 @@ enum RedisCLI {
     static let path = ["/usr/bin/redis-cli", "/usr/local/bin/redis-cli", "/opt/homebrew/bin/redis-cli"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    static func run(port: Int, _ arguments: [String], stdin: String? = nil) throws -> String {
+    static func run(port: Int, _ arguments: [String], stdin: String? = nil) async throws -> String {
+        try await offPool { try blockingRun(port: port, arguments, stdin: stdin) }
+    }
+
+    private static func blockingRun(port: Int, _ arguments: [String], stdin: String?) throws -> String {
         guard let path else { throw InputError("redis-cli is not installed") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -153,5 +165,15 @@ enum RedisCLI {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Runs blocking work (socket reads, waiting for a process) on a thread of its own. Blocking a
+/// Swift-concurrency thread instead could starve the server's backend tasks of the few threads a
+/// small machine has, and the test would wait for a reply that can never be computed.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
     }
 }
