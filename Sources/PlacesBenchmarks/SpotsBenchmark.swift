@@ -12,7 +12,7 @@ enum SpotsBenchmark {
             return value
         }
         let spotCount = option("--spots", 100_000), queries = option("--queries", 2_000), fixes = option("--fixes", 1_000_000)
-        var generator = SpotsBenchRandom(seed: 42)
+        var generator = SplitMix64(seed: 42)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-bench-spots-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
