@@ -1,6 +1,7 @@
 import Foundation
 import LocalProvider
 import PlaceIndex
+import PlacesConfig
 import PlacesCore
 
 /// The application façade: one object that the CLI and the server both ask, so a command and its
@@ -37,8 +38,12 @@ public final class PlacesService: Sendable {
 
     // MARK: Questions answered by the local index (or one named provider).
 
-    public func search(_ query: SearchQuery) async throws -> [Place] {
-        try await withTimeZones(local.search(query))
+    /// Searches the local index, or asks one named provider directly (`places search --provider google`).
+    public func search(_ query: SearchQuery, provider name: String? = nil) async throws -> [Place] {
+        guard let name, name != local.name else { return try await withTimeZones(local.search(query)) }
+        let configuration = try PlacesConfiguration.load(environment)
+        let provider = try ProviderFactory.provider(named: name, configuration: configuration, environment: environment)
+        return try await withTimeZones(provider.search(query))
     }
 
     public func nearby(_ query: NearbyQuery) async throws -> [Place] {

@@ -32,6 +32,10 @@ struct SearchCommand: AsyncParsableCommand {
     var category: String?
 
     @OptionGroup var openFilter: OpenFilterOptions
+    @Option(help: ArgumentHelp(
+        "Ask this provider directly instead of the local index (see `places providers`).", valueName: "NAME"))
+    var provider: String?
+
     @OptionGroup var output: OutputOptions
     @OptionGroup var state: StateOptions
 
