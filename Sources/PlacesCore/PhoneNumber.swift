@@ -32,11 +32,9 @@ public enum PhoneNumber {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         var digits = trimmed.filter(\.isASCII).filter(\.isNumber)
         let international = trimmed.hasPrefix("+")
-        if international {
-            return (8...15).contains(digits.count) ? "+" + digits : nil
-        }
-        if digits.hasPrefix("00") {
-            digits.removeFirst(2)
+        if international || digits.hasPrefix("00") {
+            if !international { digits.removeFirst(2) }
+            digits = droppingTrunkAfterCountryCode(digits)
             return (8...15).contains(digits.count) ? "+" + digits : nil
         }
         guard let region = defaultRegion?.uppercased(), let plan = regions[region] else { return nil }
@@ -47,4 +45,17 @@ public enum PhoneNumber {
         let number = plan.code + digits
         return number.count <= 15 ? "+" + number : nil
     }
+
+    /// "+358 09 …" and "+44 (0)20 …" are common ways of writing a number: the national trunk "0" stays
+    /// after the country code, where E.164 has none. Only countries whose trunk prefix is "0" qualify
+    /// (Italy keeps its leading 0, and has no trunk prefix in the table).
+    private static func droppingTrunkAfterCountryCode(_ digits: String) -> String {
+        for code in trunkZeroCountryCodes where digits.hasPrefix(code + "0") {
+            return code + digits.dropFirst(code.count + 1)
+        }
+        return digits
+    }
+
+    private static let trunkZeroCountryCodes: [String] = Array(Set(regions.values.filter { $0.trunk == "0" }.map(\.code)))
+        .sorted { $0.count > $1.count }
 }

@@ -10,6 +10,9 @@ import Testing
         ("+358 40 123 4567", "FI", "+358401234567"),
         ("00358 40 123 4567", nil, "+358401234567"),
         ("020 7946 0958 ext. 12", "GB", "+442079460958"),
+        ("+358 0294 500 401", nil, "+358294500401"),
+        ("+44 (0)20 7946 0958", nil, "+442079460958"),
+        ("+39 06 1234 5678", nil, "+390612345678"),
     ] as [(String, String?, String)])
     func normalisesToE164(raw: String, region: String?, expected: String) {
         #expect(PhoneNumber.e164(raw, defaultRegion: region) == expected)
