@@ -18,7 +18,9 @@ struct PlacesCommand: AsyncParsableCommand {
             """,
         version: PlacesVersion.string,
         subcommands: [
-            LookupCommand.self, BudgetCommand.self, CacheCommand.self, ConfigCommand.self, ProvidersCommand.self,
+            SearchCommand.self, DetailsCommand.self, NearbyCommand.self, ReverseCommand.self, SuggestCommand.self,
+            ImportCommand.self, ScoreCommand.self, MatchCommand.self, HoursCommand.self, ProvidersCommand.self,
+            LookupCommand.self, BudgetCommand.self, CacheCommand.self, ConfigCommand.self,
             SpotsCommand.self,
         ]
     )
