@@ -52,9 +52,9 @@ let package = Package(
             name: "ProviderHTTP",
             dependencies: ["PlacesCore", .product(name: "Logging", package: "swift-log")],
             path: "Providers/HTTP"),
-        .target(name: "GoogleProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Google"),
-        .target(name: "YelpProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Yelp"),
-        .target(name: "FoursquareProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Foursquare"),
+        .target(name: "GoogleProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Google"),
+        .target(name: "YelpProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Yelp"),
+        .target(name: "FoursquareProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Foursquare"),
         .target(name: "NominatimProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Nominatim"),
 
         // MARK: Configuration, pipeline, application.

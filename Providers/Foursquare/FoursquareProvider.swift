@@ -1,5 +1,6 @@
 import Foundation
 import PlacesCore
+import PlacesHours
 import ProviderHTTP
 
 /// Foursquare Places (the new API at `places-api.foursquare.com`, version header `2025-06-17`).
@@ -97,7 +98,8 @@ public struct FoursquareProvider: PlaceProvider {
             street: location?.address, postcode: location?.postcode, city: location?.locality,
             region: location?.region, countryCode: location?.country?.uppercased())
         let labels = (wire.categories ?? []).map(\.name)
-        let periods = wire.hours?.regular.map(FoursquareHours.periods)
+        // Malformed hours are unknown (nil), never a guessed "closed" day; `display` is kept either way.
+        let periods = wire.hours?.regular.flatMap { try? ProviderHours.foursquare(regular: $0) }
         return Place(
             id: PlaceID(provider: name, nativeID: wire.fsq_place_id), name: wire.name,
             coordinate: Coordinate(latitude: wire.latitude, longitude: wire.longitude),
@@ -108,26 +110,6 @@ public struct FoursquareProvider: PlaceProvider {
             // Foursquare rates out of 10; the model uses Google's and Yelp's 5-point scale.
             rating: wire.rating.map { $0 / 2 }
         ).attributed(to: name, at: date)
-    }
-}
-
-/// Foursquare's `hours.regular[]`: day 1 = Monday … 7 = Sunday, "HHMM" times, a close at or before
-/// the open time (or written "+HHMM") is on the next day.
-enum FoursquareHours {
-    static func periods(_ regular: [FoursquareWire.RegularHours]) -> [WeeklyOpenPeriod] {
-        regular.compactMap { entry in
-            guard (1...7).contains(entry.day), let open = minutes(entry.open) else { return nil }
-            let nextDayMarked = entry.close.hasPrefix("+")
-            guard let close = minutes(nextDayMarked ? String(entry.close.dropFirst()) : entry.close) else { return nil }
-            let overnight = nextDayMarked || close <= open
-            return WeeklyOpenPeriod(open: WeekTime(weekday: entry.day, minute: open),
-                                    close: WeekTime(weekday: overnight ? entry.day % 7 + 1 : entry.day, minute: close))
-        }
-    }
-
-    static func minutes(_ hhmm: String) -> Int? {
-        guard hhmm.count == 4, let value = Int(hhmm), (0...24).contains(value / 100), value % 100 < 60 else { return nil }
-        return min(1440, value / 100 * 60 + value % 100)
     }
 }
 
@@ -146,15 +128,18 @@ enum FoursquareWire {
         var name: String
     }
 
-    struct RegularHours: Decodable {
-        var day: Int
-        var open: String
-        var close: String
-    }
-
     struct Hours: Decodable {
         var display: String?
-        var regular: [RegularHours]?
+        /// `nil` when absent or when an entry does not even decode: unknown hours, not a failed reply.
+        var regular: [ProviderHours.FoursquareDay]?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            display = try container.decodeIfPresent(String.self, forKey: .display)
+            regular = try? container.decodeIfPresent([ProviderHours.FoursquareDay].self, forKey: .regular)
+        }
+
+        enum CodingKeys: String, CodingKey { case display, regular }
     }
 
     struct Place: Decodable {

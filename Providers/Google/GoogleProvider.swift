@@ -1,5 +1,6 @@
 import Foundation
 import PlacesCore
+import PlacesHours
 import ProviderHTTP
 
 /// Google Places API (New): the costly fallback, used when cheaper answers are not the right place.
@@ -133,6 +134,21 @@ public struct GoogleProvider: PlaceProvider {
         return ["hotel": "lodging", "cinema": "movie_theater"][normalized] ?? normalized
     }
 
+    /// Malformed hours are unknown (`nil`), never a guessed "closed" day; the reply itself still stands.
+    static func openingPeriods(_ wire: [GoogleWire.Period]) -> [WeeklyOpenPeriod]? {
+        var input: [ProviderHours.GooglePeriod] = []
+        for period in wire {
+            guard let open = period.open.hoursInput else { return nil }
+            var close: ProviderHours.GooglePoint?
+            if let closePoint = period.close {
+                guard let point = closePoint.hoursInput else { return nil }
+                close = point
+            }
+            input.append(ProviderHours.GooglePeriod(open: open, close: close))
+        }
+        return try? ProviderHours.google(periods: input)
+    }
+
     func convert(_ wire: GoogleWire.Place, at date: Date) -> Place {
         var address = PostalAddress()
         for component in wire.addressComponents ?? [] {
@@ -156,7 +172,7 @@ public struct GoogleProvider: PlaceProvider {
         case "CLOSED_PERMANENTLY": .closedPermanently
         default: nil
         }
-        let periods = wire.regularOpeningHours?.periods.map(GoogleHours.periods)
+        let periods = wire.regularOpeningHours?.periods.flatMap(Self.openingPeriods)
         let hoursText = wire.regularOpeningHours?.weekdayDescriptions.flatMap { $0.isEmpty ? nil : $0.joined(separator: "; ") }
         return Place(
             id: PlaceID(provider: name, nativeID: wire.id), name: wire.displayName.text,

@@ -1,4 +1,5 @@
 import Foundation
+import PlacesHours
 
 /// Google Places API (New) request and reply shapes, as the discovery document names them.
 /// Only the members this provider sends or reads are declared.
@@ -49,6 +50,11 @@ enum GoogleWire {
         var day: Int?
         var hour: Int?
         var minute: Int?
+
+        /// Google's JSON leaves out an hour or minute of 0; a point without a day means nothing (`nil`).
+        var hoursInput: ProviderHours.GooglePoint? {
+            day.map { ProviderHours.GooglePoint(day: $0, hour: hour ?? 0, minute: minute ?? 0) }
+        }
     }
 
     struct Period: Decodable {

@@ -1,5 +1,6 @@
 import Foundation
 import PlacesCore
+import PlacesHours
 import ProviderHTTP
 
 /// Yelp Fusion: the cheap primary for businesses, with its own reconciliation endpoint
@@ -106,7 +107,8 @@ public struct YelpProvider: PlaceProvider {
             street: location?.address1.flatMap { $0.isEmpty ? nil : $0 }, postcode: location?.zip_code.flatMap { $0.isEmpty ? nil : $0 },
             city: location?.city, region: location?.state, countryCode: location?.country?.uppercased())
         let regular = wire.hours?.first { $0.hours_type == nil || $0.hours_type == "REGULAR" }
-        let periods = regular.map { YelpHours.periods($0.open ?? []) }
+        // Malformed hours are unknown (nil), never a guessed "closed" day.
+        let periods = regular.flatMap(\.open).flatMap { try? ProviderHours.yelp(open: $0) }
         let categories = (wire.categories ?? []).map(\.alias)
         let category = (wire.categories ?? []).lazy.compactMap { PlaceCategory.normalize($0.alias) ?? PlaceCategory.normalize($0.title) }.first
         return Place(
@@ -118,27 +120,6 @@ public struct YelpProvider: PlaceProvider {
             categories: categories, category: category, openingPeriods: periods, rating: wire.rating,
             ratingCount: wire.review_count, status: wire.is_closed == true ? .closedPermanently : nil
         ).attributed(to: name, at: date)
-    }
-}
-
-/// Yelp's `hours[].open[]`: day 0 = Monday … 6 = Sunday, "HHMM" times, and `is_overnight` when the
-/// end falls on the next day.
-enum YelpHours {
-    static func periods(_ open: [YelpWire.OpenInterval]) -> [WeeklyOpenPeriod] {
-        open.compactMap { interval in
-            guard (0...6).contains(interval.day), let start = minutes(interval.start), let end = minutes(interval.end) else { return nil }
-            let weekday = interval.day + 1
-            let overnight = interval.is_overnight ?? (end <= start)
-            let closeDay = overnight ? (weekday % 7) + 1 : weekday
-            return WeeklyOpenPeriod(open: WeekTime(weekday: weekday, minute: start), close: WeekTime(weekday: closeDay, minute: end))
-        }
-    }
-
-    static func minutes(_ hhmm: String) -> Int? {
-        guard hhmm.count == 4, let value = Int(hhmm) else { return nil }
-        let (hours, minutes) = (value / 100, value % 100)
-        guard (0...24).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 1440 else { return nil }
-        return hours * 60 + minutes
     }
 }
 
@@ -163,16 +144,18 @@ enum YelpWire {
         var title: String
     }
 
-    struct OpenInterval: Decodable {
-        var day: Int
-        var start: String
-        var end: String
-        var is_overnight: Bool?
-    }
-
     struct Hours: Decodable {
         var hours_type: String?
-        var open: [OpenInterval]?
+        /// `nil` when an entry does not even decode: the hours are unknown, but the business still is.
+        var open: [ProviderHours.YelpOpen]?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            hours_type = try container.decodeIfPresent(String.self, forKey: .hours_type)
+            open = try? container.decodeIfPresent([ProviderHours.YelpOpen].self, forKey: .open) ?? []
+        }
+
+        enum CodingKeys: String, CodingKey { case hours_type, open }
     }
 
     struct Business: Decodable {

@@ -43,6 +43,20 @@ struct FoursquareProviderTests {
         #expect(periods[2].open.weekday == 7)
     }
 
+    @Test func malformedHoursAreUnknownNotClosedAndKeepTheirText() throws {
+        // Day 8 does not exist; dropping that entry would make a day look closed.
+        let json = """
+            {"fsq_place_id": "4bhours", "name": "Late Cafe", "latitude": 37.7763, "longitude": -122.4232,
+             "hours": {"display": "Mon-Sun 8:00-17:00", "is_local_holiday": false, "open_now": false,
+                       "regular": [{"day": 1, "open": "0800", "close": "1700"}, {"day": 8, "open": "0800", "close": "1700"}]}}
+            """
+        let wire = try JSONDecoder().decode(FoursquareWire.Place.self, from: Data(json.utf8))
+        let foursquare = FoursquareProvider(client: HTTPClient(configuration: .init(provider: "foursquare", baseURL: URL(string: "http://127.0.0.1:9")!, userAgent: "t")))
+        let place = foursquare.convert(wire, at: Date(timeIntervalSince1970: 0))
+        #expect(place.openingPeriods == nil)
+        #expect(place.openingHoursText == "Mon-Sun 8:00-17:00")
+    }
+
     @Test func matchReturnsTheMatchedPlace() async throws {
         let (fake, foursquare) = try await start()
         defer { Task { await fake.shutdown() } }

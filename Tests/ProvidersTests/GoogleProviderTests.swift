@@ -112,11 +112,32 @@ struct GoogleProviderTests {
         #expect(try await google.details(DetailsQuery(id: PlaceID(provider: "google", nativeID: "ChIJgone"))) == nil)
     }
 
-    @Test func periodWithoutCloseIsOpenAroundTheClock() {
-        let periods = GoogleHours.periods([GoogleWire.Period(open: .init(day: 0, hour: 0, minute: 0), close: nil)])
-        #expect(periods == [WeeklyOpenPeriod(open: WeekTime(weekday: 7, minute: 0), close: nil)])
-        #expect(GoogleHours.isoWeekday(googleDay: 6) == 6)
-        #expect(GoogleHours.isoWeekday(googleDay: 7) == nil)
+    /// One place as Google sends it, with the given `regularOpeningHours`, run through the provider.
+    static func place(withHours hours: String) throws -> Place {
+        let json = """
+            {"id": "ChIJhours", "displayName": {"text": "Late Cafe"}, "location": {"latitude": 37.7763, "longitude": -122.4232},
+             "regularOpeningHours": \(hours)}
+            """
+        let wire = try JSONDecoder().decode(GoogleWire.Place.self, from: Data(json.utf8))
+        let google = GoogleProvider(client: HTTPClient(configuration: .init(provider: "google", baseURL: URL(string: "http://127.0.0.1:9")!, userAgent: "t")))
+        return google.convert(wire, at: Date(timeIntervalSince1970: 0))
+    }
+
+    @Test func periodWithoutCloseIsOpenAroundTheClock() throws {
+        // Google leaves out an hour or minute of 0.
+        let place = try Self.place(withHours: #"{"periods": [{"open": {"day": 0}}]}"#)
+        #expect(place.openingPeriods == [WeeklyOpenPeriod(open: WeekTime(weekday: 7, minute: 0), close: nil)])
+    }
+
+    @Test func malformedHoursAreUnknownNotClosed() throws {
+        // Day 7 does not exist in Google's numbering; dropping that period would make Saturday look closed.
+        let place = try Self.place(withHours: """
+            {"periods": [{"open": {"day": 1, "hour": 8}, "close": {"day": 1, "hour": 17}},
+                         {"open": {"day": 7, "hour": 8}, "close": {"day": 7, "hour": 17}}],
+             "weekdayDescriptions": ["Monday: 8:00 AM – 5:00 PM", "Saturday: 8:00 AM – 5:00 PM"]}
+            """)
+        #expect(place.openingPeriods == nil)
+        #expect(place.openingHoursText == "Monday: 8:00 AM – 5:00 PM; Saturday: 8:00 AM – 5:00 PM")
     }
 
     @Test func nearbyRestrictsToACircleAndConforms() async throws {

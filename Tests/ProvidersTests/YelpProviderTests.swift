@@ -42,9 +42,35 @@ struct YelpProviderTests {
         #expect(periods[6].open.weekday == 7)
     }
 
-    @Test func overnightOnSundayWrapsToMonday() {
-        let periods = YelpHours.periods([YelpWire.OpenInterval(day: 6, start: "2200", end: "0300", is_overnight: true)])
-        #expect(periods == [WeeklyOpenPeriod(open: WeekTime(weekday: 7, minute: 1320), close: WeekTime(weekday: 1, minute: 180))])
+    /// One business as Yelp sends it, with the given `hours[0].open`, run through the provider.
+    static func business(withOpen open: String) throws -> Place {
+        let json = """
+            {"id": "late-bar", "name": "Late Bar", "coordinates": {"latitude": 37.7763, "longitude": -122.4232},
+             "hours": [{"hours_type": "REGULAR", "is_open_now": false, "open": \(open)}]}
+            """
+        let wire = try JSONDecoder().decode(YelpWire.Business.self, from: Data(json.utf8))
+        let yelp = YelpProvider(client: HTTPClient(configuration: .init(provider: "yelp", baseURL: URL(string: "http://127.0.0.1:9")!, userAgent: "t")))
+        return yelp.convert(wire, at: Date(timeIntervalSince1970: 0))
+    }
+
+    @Test func overnightOnSundayWrapsToMonday() throws {
+        let place = try Self.business(withOpen: #"[{"day": 6, "start": "2200", "end": "0300", "is_overnight": true}]"#)
+        #expect(place.openingPeriods == [WeeklyOpenPeriod(open: WeekTime(weekday: 7, minute: 1320), close: WeekTime(weekday: 1, minute: 180))])
+    }
+
+    @Test func endBeforeStartIsNextDayEvenWhenNotFlaggedOvernight() throws {
+        let place = try Self.business(withOpen: #"[{"day": 4, "start": "1900", "end": "0200", "is_overnight": false}]"#)
+        #expect(place.openingPeriods == [WeeklyOpenPeriod(open: WeekTime(weekday: 5, minute: 1140), close: WeekTime(weekday: 6, minute: 120))])
+    }
+
+    @Test func malformedHoursAreUnknownNotClosed() throws {
+        // "25:00" is no time; dropping Tuesday would make it look closed.
+        let place = try Self.business(withOpen: """
+            [{"day": 0, "start": "0800", "end": "1700", "is_overnight": false},
+             {"day": 1, "start": "2500", "end": "1700", "is_overnight": false}]
+            """)
+        #expect(place.openingPeriods == nil)
+        #expect(place.name == "Late Bar")
     }
 
     @Test func matchUsesTheBusinessesMatchesEndpoint() async throws {
