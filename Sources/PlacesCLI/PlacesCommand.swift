@@ -21,7 +21,7 @@ struct PlacesCommand: AsyncParsableCommand {
             SearchCommand.self, DetailsCommand.self, NearbyCommand.self, ReverseCommand.self, SuggestCommand.self,
             ImportCommand.self, ScoreCommand.self, MatchCommand.self, HoursCommand.self, ProvidersCommand.self,
             LookupCommand.self, BudgetCommand.self, CacheCommand.self, ConfigCommand.self,
-            SpotsCommand.self,
+            SpotsCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PlacesApp
+import PlacesCore
+import PlacesMatching
+import PlacesPipeline
+import PlacesServer
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a long-lived lookup server that speaks the Redis protocol (RESP2).",
+        discussion: """
+            Any Redis client, redis-cli and redis-benchmark can talk to it. Each command mirrors a CLI command
+            and replies with the same JSON as its --json output, in a bulk string; a miss is a nil reply.
+            Send HELP for the full list. Logs go to stderr. SIGTERM or Ctrl-C stops accepting connections,
+            finishes the requests in flight and exits 0.
+
+            It listens on 127.0.0.1 only unless --host says otherwise. Before exposing it beyond this
+            machine, set a password: it is read from the environment variable named by --requirepass-env,
+            so it never shows up in `ps`.
+
+            Examples:
+              places serve
+              redis-cli -p 7878 SEARCH "maya bar" NEAR 60.1721 24.9450
+              redis-cli -p 7878 DETAILS geonames:658225
+              printf 'PING\\r\\n' | nc 127.0.0.1 7878
+              PLACES_PASSWORD=s3cret places serve --host 0.0.0.0 --requirepass-env PLACES_PASSWORD
+            """)
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The TCP port (0 picks a free one and logs it).")
+    var port = 7878
+
+    @Option(name: .customLong("requirepass-env"),
+            help: ArgumentHelp("Require AUTH with the password held in this environment variable.", valueName: "VAR"))
+    var requirePasswordVariable: String?
+
+    @Option(name: .customLong("max-clients"), help: ArgumentHelp("Refuse connections beyond this many.", valueName: "N"))
+    var maxClients = 10_000
+
+    @Option(name: .customLong("idle-timeout"),
+            help: ArgumentHelp("Close connections silent for this many seconds; 0 never does.", valueName: "S"))
+    var idleTimeout = 300
+
+    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
+    var logLevel = "info"
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            guard (0...65_535).contains(port) else { throw InputError("invalid --port \(port): expected 0…65535") }
+            guard maxClients >= 1 else { throw InputError("invalid --max-clients \(maxClients): expected 1 or more") }
+            guard idleTimeout >= 0 else { throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0 or more") }
+            guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
+                throw InputError("invalid --log-level '\(logLevel)': expected trace, debug, info, notice, warning, error or critical")
+            }
+            let environment = state.environment
+            var password: [UInt8]?
+            if let name = requirePasswordVariable {
+                guard let value = environment.variables[name], !value.isEmpty else {
+                    throw InputError("--requirepass-env \(name): the environment variable \(name) is not set or empty")
+                }
+                password = Array(value.utf8)
+            }
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let logger = Logger(label: "places.serve")
+            let service = try state.openService()
+            var backend = PlacesServiceBackend(service: service)
+            backend.scoreHandler = { first, second in try Self.score(first, second) }
+            Self.attachLookup(to: &backend, state: state, logger: logger)
+
+            let configuration = ServerConfiguration(
+                host: host, port: port, password: password, maxClients: maxClients,
+                idleTimeoutSeconds: idleTimeout, version: PlacesVersion.string)
+            let server = PlacesServer(configuration: configuration, backend: backend, logger: logger)
+            let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            do {
+                try await group.run()
+            } catch let error as ServerStartError {
+                throw InputError(error.description)
+            }
+        }
+    }
+
+    /// SCORE a b: `places score a b --json` (the place algorithm). A and B are names or JSON records.
+    static func score(_ first: String, _ second: String) throws -> Data {
+        func record(_ text: String, id: String) throws -> MatchRecord {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("{") else { return MatchRecord(id: id, name: text) }
+            do { return try RecordFile.record(json: trimmed, defaultID: id) } catch {
+                throw InputError("argument \(id.uppercased()): \(error.message)")
+            }
+        }
+        let result = PlaceMatcher(thresholds: MatchThresholds()).compare(try record(first, id: "a"), try record(second, id: "b"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(result)
+    }
+
+    /// LOOKUP, BUDGET and CACHE.STATS through the lookup pipeline, with `places lookup|budget|cache stats --json`'s JSON.
+    /// When the pipeline cannot be opened (a broken config.toml), those commands say so and the rest still serve.
+    static func attachLookup(to backend: inout PlacesServiceBackend, state: StateOptions, logger: Logger) {
+        let lookup: LookupService
+        do {
+            let (opened, skipped) = try openLookupService(state)
+            lookup = opened
+            for (provider, reason) in skipped.sorted(by: { $0.key < $1.key }) {
+                logger.notice("provider \(provider) is skipped: \(reason)")
+            }
+        } catch {
+            logger.warning("LOOKUP, BUDGET and CACHE.STATS are off: \(error)")
+            return
+        }
+        backend.lookupHandler = { query in
+            let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: nil, offline: false))
+            guard outcome.place != nil else { return nil }
+            return try PlacesJSON.lookup(outcome, reference: query.near)
+        }
+        backend.budgetHandler = { try PlacesJSON.encode(try lookup.ledger.report()) }
+        backend.cacheStatsHandler = { try PlacesJSON.encode(try lookup.cache.stats()) }
+    }
+}

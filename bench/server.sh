@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Benchmarks `places serve` against a redis-server on the same machine, in the same run, with
+# redis-benchmark (50 clients, unpipelined and -P 16):
+#   DETAILS <id> and SEARCH … on places (cached entries) versus GET on redis-server (same payload size).
+# Prints throughput, p50/p99 and the DETAILS/GET ratio, then the RSS of places serve with 1,000 idle
+# connections, then checks the Python redis client (when `pip install redis` has been done) and SIGTERM.
+# All traffic stays on 127.0.0.1; every loop is bounded.
+#
+#   bash bench/server.sh                # REQUESTS=200000 by default
+#   REQUESTS=50000 bash bench/server.sh
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SCRATCH=${SCRATCH:-$ROOT/.build-bench-server}
+REQUESTS=${REQUESTS:-200000}
+CLIENTS=50
+PLACES_PORT=${PLACES_PORT:-17878}
+REDIS_PORT=${REDIS_PORT:-16379}
+
+for tool in redis-server redis-benchmark redis-cli python3; do
+  command -v "$tool" >/dev/null || { echo "bench/server.sh: $tool is not installed (apt-get install redis-server redis-tools)" >&2; exit 2; }
+done
+
+echo "building places (release) …" >&2
+swift build -c release --scratch-path "$SCRATCH" --product places >&2
+BIN="$SCRATCH/release/places"
+
+WORK=$(mktemp -d)
+export PLACES_HOME="$WORK/home"
+PLACES_PID=""
+REDIS_PID=""
+cleanup() {
+  [ -n "$PLACES_PID" ] && kill "$PLACES_PID" 2>/dev/null || true
+  [ -n "$REDIS_PID" ] && kill "$REDIS_PID" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "building the index in a fresh PLACES_HOME …" >&2
+ID=$("$BIN" search "maya bar" --near 60.1721,24.9450 --json 2>/dev/null \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+
+"$BIN" serve --port "$PLACES_PORT" --idle-timeout 0 --log-level warning 2>"$WORK/serve.log" &
+PLACES_PID=$!
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --logfile "$WORK/redis.log" &
+REDIS_PID=$!
+
+wait_for() {  # port
+  for _ in $(seq 1 100); do
+    redis-cli -h 127.0.0.1 -p "$1" PING >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "bench/server.sh: nothing answered on port $1" >&2
+  exit 1
+}
+wait_for "$PLACES_PORT"
+wait_for "$REDIS_PORT"
+
+# Warm the cached entries, and give redis a value of the same size as the DETAILS reply.
+PAYLOAD=$(redis-cli -h 127.0.0.1 -p "$PLACES_PORT" DETAILS "$ID")
+redis-cli -h 127.0.0.1 -p "$PLACES_PORT" SEARCH "maya bar" NEAR 60.1721 24.9450 >/dev/null
+redis-cli -h 127.0.0.1 -p "$REDIS_PORT" SET bench:details "$PAYLOAD" >/dev/null
+echo "details id $ID, reply ${#PAYLOAD} bytes; $REQUESTS requests, $CLIENTS clients" >&2
+
+# redis-benchmark --csv: "test","rps","avg","min","p50","p95","p99","max"
+bench() {  # label port pipeline command…
+  local label=$1 port=$2 pipeline=$3
+  shift 3
+  redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" -P "$pipeline" --csv "$@" 2>/dev/null \
+    | tail -n 1 | tr -d '"' | awk -F, -v label="$label" '{ printf "%-28s %12.0f req/s   p50 %.3f ms   p99 %.3f ms\n", label, $2, $5, $7 }'
+}
+
+declare -A RPS
+for pipeline in 1 16; do
+  suffix=$([ "$pipeline" = 1 ] && echo "unpipelined" || echo "-P $pipeline")
+  for run in "redis GET|$REDIS_PORT|GET bench:details" "places DETAILS|$PLACES_PORT|DETAILS $ID"; do
+    IFS='|' read -r label port command <<<"$run"
+    # shellcheck disable=SC2086
+    line=$(bench "$label ($suffix)" "$port" "$pipeline" $command)
+    echo "$line"
+    RPS["$label $pipeline"]=$(echo "$line" | awk '{ for (i = 1; i <= NF; i++) if ($(i+1) == "req/s") print $i }')
+  done
+  bench "places SEARCH ($suffix)" "$PLACES_PORT" "$pipeline" SEARCH "maya bar" NEAR 60.1721 24.9450
+  awk -v d="${RPS["places DETAILS $pipeline"]}" -v g="${RPS["redis GET $pipeline"]}" -v run="$suffix" \
+    'BEGIN { printf "ratio DETAILS/GET (%s): %.1f %%  (target >= 50 %%)\n", run, d / g * 100 }'
+done
+
+# RSS with 1,000 idle connections (each sends one PING so the server has set it up).
+python3 - "$PLACES_PORT" "$PLACES_PID" <<'PY'
+import socket, sys, time
+port, pid = int(sys.argv[1]), sys.argv[2]
+def rss_kib():
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+before = rss_kib()
+sockets = []
+for _ in range(1000):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"PING\r\n")
+    sockets.append(s)
+for s in sockets:
+    assert s.recv(16).startswith(b"+PONG"), "no PONG"
+time.sleep(0.5)
+after = rss_kib()
+print(f"RSS places serve: {before / 1024:.1f} MiB before, {after / 1024:.1f} MiB with 1000 idle connections "
+      f"({(after - before) / 1000:.1f} KiB per connection)")
+for s in sockets:
+    s.close()
+PY
+
+if python3 -c "import redis" 2>/dev/null; then
+  python3 - "$PLACES_PORT" <<'PY'
+import json, sys, redis
+r = redis.Redis(host="127.0.0.1", port=int(sys.argv[1]), protocol=2)  # RESP2: redis-py 8 defaults to RESP3
+places = json.loads(r.execute_command("SEARCH", "maya bar"))
+print(f"python redis client: SEARCH \"maya bar\" -> {len(places)} places, first {places[0]['name']!r}; "
+      f"DETAILS unknown -> {r.execute_command('DETAILS', 'osm:node/1')!r}")
+PY
+else
+  echo "python redis client: not installed (pip install redis), skipped"
+fi
+
+# Graceful shutdown: SIGTERM with a client connected must exit 0.
+kill -TERM "$PLACES_PID"
+status=0
+wait "$PLACES_PID" || status=$?
+PLACES_PID=""
+echo "places serve exit status after SIGTERM: $status"
