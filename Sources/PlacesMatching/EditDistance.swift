@@ -13,6 +13,9 @@ enum TextCode {
     }
 
     @inline(__always)
+    static func isDigit(_ code: UInt8) -> Bool { (27...36).contains(code) }
+
+    @inline(__always)
     static func code(_ scalar: Unicode.Scalar) -> UInt8 {
         switch scalar.value {
         case 0x20: return space

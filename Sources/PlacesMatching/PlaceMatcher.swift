@@ -141,6 +141,8 @@ public struct PlaceMatcher: Sendable {
         var name = 0.0
         var genericConflict = false
         var numberConflict = false
+        /// Each name keeps a distinctive word the other has nothing like ("Silta Books" / "Karhu Books").
+        var distinctiveConflict = false
         var phone = Comparison.unknown
         var houseNumber = Comparison.unknown
         var street: Double?
@@ -162,6 +164,20 @@ public struct PlaceMatcher: Sendable {
                             orderedA: UnsafeBufferPointer(rebasing: ab[a.sortedCount..<a.sortedCount + a.orderedCount]),
                             sortedB: UnsafeBufferPointer(rebasing: bb[0..<b.sortedCount]), wordsB: bw,
                             orderedB: UnsafeBufferPointer(rebasing: bb[b.sortedCount..<b.sortedCount + b.orderedCount]))
+                    }
+                }
+            }
+        }
+    }
+
+    func distinctiveWordsDisagree(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
+        a.bytes.withUnsafeBufferPointer { ab in
+            b.bytes.withUnsafeBufferPointer { bb in
+                a.words.withUnsafeBufferPointer { aw in
+                    b.words.withUnsafeBufferPointer { bw in
+                        NameSimilarity.distinctiveWordsDisagree(
+                            sortedA: UnsafeBufferPointer(rebasing: ab[0..<a.sortedCount]), wordsA: aw,
+                            sortedB: UnsafeBufferPointer(rebasing: bb[0..<b.sortedCount]), wordsB: bw)
                     }
                 }
             }
@@ -215,6 +231,12 @@ public struct PlaceMatcher: Sendable {
         s = min(1, max(0, s))
 
         let identity = e.phone == .equal || e.addressEqual
+        // Shared generic and locality words ("Books", "Helsinki") lift the name score of two different
+        // businesses; only words that agree make a match. Checked only when it could decide the verdict.
+        if s >= thresholds.accept && !identity && distinctiveWordsDisagree(a, b) {
+            e.distinctiveConflict = true
+            s = min(s, below(thresholds.accept))
+        }
         if let d = e.distance {
             if d > thresholds.maxDistance {
                 e.limit = identity ? .tooFarDespiteIdentity : .tooFar
@@ -249,6 +271,10 @@ public struct PlaceMatcher: Sendable {
         }
         if e.numberConflict {
             reasons.append(MatchReason(signal: .name, agreement: .disagrees, detail: "the names carry different numbers"))
+        }
+        if e.distinctiveConflict {
+            reasons.append(MatchReason(signal: .name, agreement: .limits,
+                                       detail: "each name has a distinctive word the other lacks, and no equal phone or address"))
         }
         switch e.phone {
         case .equal: reasons.append(MatchReason(signal: .phone, agreement: .agrees, detail: "same number \(a.normalizedPhone ?? "")"))
@@ -360,6 +386,92 @@ enum NameSimilarity {
             if aligned >= 1 { return aligned }
             return max(aligned, EditDistance.ratio(orderedA, orderedB))
         }
+    }
+
+    /// Whether each name keeps a word the other has nothing like: then the words they share are
+    /// generic or local ("Silta Books Helsinki" / "Karhu Books Helsinki") and they name two businesses.
+    ///
+    /// Two words are alike as in libpostal's dedupe: equal; one an abbreviation of the other (same first
+    /// letter, in order, at most half as long: "bel" / "belair", "j" / "john"); or, for words of four or
+    /// more letters, one edit apart (a transposition counts as one) or Jaro–Winkler ≥ 0.9. Shorter words
+    /// must be equal, so "Kuu" and "Kuusi" stay different names.
+    static func distinctiveWordsDisagree(sortedA: UnsafeBufferPointer<UInt8>, wordsA: UnsafeBufferPointer<WordSpan>,
+                                         sortedB: UnsafeBufferPointer<UInt8>, wordsB: UnsafeBufferPointer<WordSpan>) -> Bool {
+        if wordsA.isEmpty || wordsB.isEmpty { return false }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: wordsA.count + wordsB.count) { only in
+            var aOnly = 0, bOnly = 0
+            let bBase = wordsA.count
+            var i = 0, j = 0
+            while i < wordsA.count || j < wordsB.count {
+                let order: Int
+                if j == wordsB.count { order = -1 } else if i == wordsA.count { order = 1 } else {
+                    order = compare(sortedA, wordsA[i], sortedB, wordsB[j])
+                }
+                if order < 0 {
+                    only[aOnly] = i; aOnly += 1; i += 1
+                } else if order > 0 {
+                    only[bBase + bOnly] = j; bOnly += 1; j += 1
+                } else {
+                    i += 1; j += 1
+                }
+            }
+            if aOnly == 0 || bOnly == 0 { return false }
+            var bMatched = 0
+            var aUnmatched = false
+            for x in 0..<aOnly {
+                let wa = wordsA[only[x]]
+                let codesA = UnsafeBufferPointer(rebasing: sortedA[Int(wa.start)..<Int(wa.start + wa.count)])
+                var found = false
+                for y in 0..<bOnly {
+                    let raw = only[bBase + y]
+                    let wb = wordsB[raw >= 0 ? raw : -1 - raw]
+                    let codesB = UnsafeBufferPointer(rebasing: sortedB[Int(wb.start)..<Int(wb.start + wb.count)])
+                    if wordsAlike(codesA, codesB) {
+                        found = true
+                        // Mark the B word as accounted for (negated index), counting it once.
+                        if raw >= 0 { only[bBase + y] = -1 - raw; bMatched += 1 }
+                    }
+                }
+                if !found { aUnmatched = true }
+            }
+            return aUnmatched && bMatched < bOnly
+        }
+    }
+
+    static func wordsAlike(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        let (short, long) = x.count <= y.count ? (x, y) : (y, x)
+        if short.isEmpty { return false }
+        // Numbers are never abbreviations: "1" and "12" are different addresses or branches.
+        if 2 * short.count <= long.count && short[0] == long[0] && !TextCode.isDigit(short[0])
+            && isSubsequence(short, of: long) {
+            return true
+        }
+        guard short.count >= 4 else { return short.elementsEqual(long) }
+        if long.count - short.count <= 1 && withinOneEdit(short, long) { return true }
+        return EditDistance.jaroWinkler(x, y) >= 0.9
+    }
+
+    static func isSubsequence(_ short: UnsafeBufferPointer<UInt8>, of long: UnsafeBufferPointer<UInt8>) -> Bool {
+        var k = 0
+        for c in long where k < short.count && c == short[k] { k += 1 }
+        return k == short.count
+    }
+
+    /// Optimal-string-alignment distance ≤ 1, for lengths equal or one apart (`short` not longer).
+    static func withinOneEdit(_ short: UnsafeBufferPointer<UInt8>, _ long: UnsafeBufferPointer<UInt8>) -> Bool {
+        var k = 0
+        while k < short.count && short[k] == long[k] { k += 1 }
+        if k == short.count { return true }
+        if short.count == long.count {
+            // One substitution, or one transposition of neighbours.
+            if k + 1 < short.count && short[k] == long[k + 1] && short[k + 1] == long[k]
+                && UnsafeBufferPointer(rebasing: short[(k + 2)...]).elementsEqual(UnsafeBufferPointer(rebasing: long[(k + 2)...])) {
+                return true
+            }
+            return UnsafeBufferPointer(rebasing: short[(k + 1)...]).elementsEqual(UnsafeBufferPointer(rebasing: long[(k + 1)...]))
+        }
+        // One insertion into the shorter word.
+        return UnsafeBufferPointer(rebasing: short[k...]).elementsEqual(UnsafeBufferPointer(rebasing: long[(k + 1)...]))
     }
 
     /// Alphabetical order of two words (by their codes).

@@ -73,7 +73,7 @@ public enum PlaceNormalizer {
         normalize(name).split(separator: " ").map { nameSynonyms[String($0)] ?? String($0) }
     }
 
-    /// The distinctive part of a name: without "the", generic category words (cafe,
+    /// The distinctive part of a name: without "the", connecting words ("and", "ja", "och"), generic category words (cafe,
     /// restaurant, ravintola, hotel…) and legal suffixes (oy, inc, gmbh). It is never empty: a name
     /// made only of such words ("The Bar") keeps all its words.
     ///
@@ -85,7 +85,9 @@ public enum PlaceNormalizer {
     static func coreTokens(_ tokens: [String]) -> [String] {
         var kept = tokens
         // "The Cheesecake Factory", the directory style "Cheesecake Factory, The", "Restaurant The Zetor".
-        kept.removeAll { $0 == "the" || genericClass($0) != nil || legalSuffixes.contains($0) }
+        kept.removeAll {
+            $0 == "the" || connectingWords.contains($0) || genericClass($0) != nil || legalSuffixes.contains($0)
+        }
         return kept.isEmpty ? tokens : kept
     }
 
@@ -156,7 +158,16 @@ public enum PlaceNormalizer {
         "hotel": "hotel", "hostel": "hotel", "inn": "hotel", "motel": "hotel",
         "shop": "shop", "store": "shop", "kauppa": "shop",
         "pharmacy": "pharmacy", "ravintola": "restaurant", "kahvila": "cafe", "hotelli": "hotel",
+        "pizzeria": "restaurant", "ravintolat": "restaurant", "krog": "restaurant", "kahvio": "cafe",
+        "konditoria": "bakery", "leipomo": "bakery", "bageri": "bakery", "pubi": "bar", "hostelli": "hotel",
+        "books": "books", "kirjakauppa": "books", "bookstore": "books", "bookshop": "books", "kirjat": "books", "kirja": "books",
+        "apotek": "pharmacy", "market": "shop", "supermarket": "shop",
+        "kioski": "shop", "butik": "shop",
     ]
+
+    /// Words that join a name's parts rather than name anything: "Maya Bar & Grill" is "maya" once "&"
+    /// (read as "and") goes, like "Maya Bar". Finnish, Swedish, German, French, Spanish and English.
+    static let connectingWords: Set<String> = ["and", "ja", "och", "og", "und", "et", "y", "of"]
 
     static let legalSuffixes: Set<String> = [
         "inc", "llc", "ltd", "oy", "oyj", "ab", "ky", "gmbh", "ag", "sa", "srl", "plc", "corp", "corporation",

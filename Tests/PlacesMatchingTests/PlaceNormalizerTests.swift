@@ -61,4 +61,14 @@ import Testing
         #expect(PlaceNormalizer.phone("(09) 612 1234", defaultRegion: "FI") == PlaceNormalizer.phone("+358 9 6121234", defaultRegion: nil))
         #expect(PlaceNormalizer.phone("00358 9 6121234", defaultRegion: nil) == "+35896121234")
     }
+
+    @Test func coreNameDropsConnectingAndCategoryWords() {
+        #expect(PlaceNormalizer.coreName("Maya Bar & Grill") == "maya")
+        #expect(PlaceNormalizer.coreName("Maya Bar") == "maya")
+        #expect(PlaceNormalizer.coreName("Kahvila ja Leipomo Sävy") == "savy")
+        #expect(PlaceNormalizer.coreName("Silta Books Helsinki") == "silta helsinki")
+        #expect(PlaceNormalizer.coreName("Apteekki Kamppi") == "kamppi")
+        // A name of nothing but such words keeps them all.
+        #expect(PlaceNormalizer.coreName("Bar & Grill") == "bar and grill")
+    }
 }
