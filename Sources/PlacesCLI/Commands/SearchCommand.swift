@@ -48,7 +48,7 @@ struct SearchCommand: AsyncParsableCommand {
             let service = try state.openService()
             let query = SearchQuery(
                 text: query, near: near, radius: radius, limit: openFilter.fetchLimit(limit), category: category?.lowercased())
-            try output.print(try openFilter.apply(try await service.search(query), limit: limit), reference: near)
+            try output.print(try openFilter.apply(try await service.search(query, provider: provider?.lowercased()), limit: limit), reference: near)
         }
     }
 }
