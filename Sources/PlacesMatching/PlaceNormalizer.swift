@@ -160,9 +160,8 @@ public enum PlaceNormalizer {
         "pharmacy": "pharmacy", "ravintola": "restaurant", "kahvila": "cafe", "hotelli": "hotel",
         "pizzeria": "restaurant", "ravintolat": "restaurant", "krog": "restaurant", "kahvio": "cafe",
         "konditoria": "bakery", "leipomo": "bakery", "bageri": "bakery", "pubi": "bar", "hostelli": "hotel",
-        "books": "books", "kirjakauppa": "books", "bookstore": "books", "bookshop": "books", "kirjat": "books", "kirja": "books",
-        "apotek": "pharmacy", "market": "shop", "supermarket": "shop",
-        "kioski": "shop", "butik": "shop",
+        "books": "books", "bookstore": "books", "bookshop": "books", "kirja": "books", "kirjat": "books",
+        "kirjakauppa": "books", "apotek": "pharmacy",
     ]
 
     /// Words that join a name's parts rather than name anything: "Maya Bar & Grill" is "maya" once "&"
