@@ -7,7 +7,8 @@ public enum ServerCommand: Equatable, Sendable {
     case echo(String)
     case auth(username: String?, password: [UInt8])
     case quit
-    case hello
+    /// `HELLO [protover [AUTH username password] [SETNAME name]]`.
+    case hello(protocolVersion: Int?, username: String?, password: [UInt8]?)
     case command(CommandIntrospection)
     case configGet
     case info(sections: [String])
@@ -46,7 +47,7 @@ public enum ServerCommand: Equatable, Sendable {
             let password = Array(request.arguments.last!.readableBytesView)
             return .auth(username: args.count == 2 ? args[0] : nil, password: password)
         case "QUIT": return .quit
-        case "HELLO": return .hello
+        case "HELLO": return try parseHello(args, raw: request)
         case "COMMAND":
             switch args.first?.uppercased() {
             case nil: return .command(.list)
@@ -202,5 +203,31 @@ private struct ArgumentReader {
 
     func usage(_ problem: String) -> ServerCommand.SyntaxError {
         ServerCommand.SyntaxError("\(problem); usage: \(command.syntax)")
+    }
+}
+
+extension ServerCommand {
+    /// `HELLO [protover [AUTH username password] [SETNAME name]]`, as Redis 6 defines it.
+    static func parseHello(_ args: [String], raw request: RESPRequest) throws(SyntaxError) -> ServerCommand {
+        guard let first = args.first else { return .hello(protocolVersion: nil, username: nil, password: nil) }
+        guard let version = Int(first) else {
+            throw SyntaxError("Protocol version is not an integer or out of range")
+        }
+        var username: String?
+        var password: [UInt8]?
+        var index = 1
+        while index < args.count {
+            switch args[index].uppercased() {
+            case "AUTH" where index + 2 < args.count:
+                username = args[index + 1]
+                password = Array(request.arguments[index + 3].readableBytesView)
+                index += 3
+            case "SETNAME" where index + 1 < args.count:
+                index += 2
+            default:
+                throw SyntaxError("syntax error in HELLO option '\(args[index].prefix(40))'")
+            }
+        }
+        return .hello(protocolVersion: version, username: username, password: password)
     }
 }

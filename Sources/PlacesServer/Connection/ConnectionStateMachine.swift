@@ -1,4 +1,5 @@
 import NIOCore
+import PlacesApp
 
 /// What one connection does with each request, decided without I/O: the channel handler only
 /// carries out the returned ``Action``s (the postgres-nio pattern).
@@ -32,6 +33,9 @@ public struct ConnectionStateMachine: Sendable {
         self.password = password
         state = password == nil ? .ready : .awaitingAuth
     }
+
+    /// 3 after a successful `HELLO 3`: replies are then written as RESP3 where the two differ (null).
+    public private(set) var protocolVersion = 2
 
     public var isAuthenticated: Bool {
         if case .awaitingAuth = state { return false }
@@ -78,8 +82,8 @@ public struct ConnectionStateMachine: Sendable {
         case .quit:
             state = .closing
             return .replyAndClose(.ok)
-        case .hello:
-            return .reply(.error("NOPROTO this server speaks RESP2 only; continue with RESP2"))
+        case .hello(let version, let username, let given):
+            return hello(version: version, username: username, password: given)
         case .command(.count): return .reply(.integer(CommandCatalog.all.count))
         case .command: return .reply(.array([]))
         case .configGet: return .reply(.array([]))
@@ -89,6 +93,33 @@ public struct ConnectionStateMachine: Sendable {
         case .stats: return .report(sections: [], json: true)
         case .backend(let call): return .execute(call)
         }
+    }
+
+    /// Answers `HELLO` as Redis 6 does, so clients that open with `HELLO 3` (redis-py 8, `redis-cli -3`)
+    /// work without a fallback: protocol 3 gets the server map as a RESP3 map, and later replies keep
+    /// their RESP2 encodings, which are valid RESP3 frames.
+    private mutating func hello(version: Int?, username: String?, password given: [UInt8]?) -> Action {
+        if let version, version != 2 && version != 3 {
+            return .reply(.error("NOPROTO unsupported protocol version"))
+        }
+        if let given {
+            if let password {
+                guard username == nil || username == "default", Self.constantTimeEqual(given, password) else {
+                    return .reply(.error("WRONGPASS invalid username-password pair or user is disabled."))
+                }
+            }
+            if case .awaitingAuth = state { state = .ready }
+        }
+        if case .awaitingAuth = state {
+            return .reply(.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"))
+        }
+        let fields: [RESPValue] = [
+            .bulk("server"), .bulk("places"), .bulk("version"), .bulk(PlacesVersion.string),
+            .bulk("proto"), .integer(version ?? protocolVersion), .bulk("id"), .integer(0), .bulk("mode"), .bulk("standalone"),
+            .bulk("role"), .bulk("master"), .bulk("modules"), .array([]),
+        ]
+        if let version { protocolVersion = version }
+        return .reply(protocolVersion == 3 ? .map(fields) : .array(fields))
     }
 
     /// A framing error: reply with it and close, since nothing after it on the stream can be trusted.

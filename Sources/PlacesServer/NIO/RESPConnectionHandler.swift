@@ -190,7 +190,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private func enqueue(_ value: RESPValue) {
         if case .error = value { executor.metrics.record { $0.errorReplies += 1 } }
         if slots.isEmpty {
-            value.encode(into: &outbound)
+            value.encode(into: &outbound, resp3: machine.protocolVersion == 3)
         } else {
             slots.append(.ready(value))
         }
@@ -211,7 +211,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         if case .error = value { executor.metrics.record { $0.errorReplies += 1 } }
         slots[slots.index(slots.startIndex, offsetBy: sequence - firstSequence)] = .ready(value)
         while case .ready(let ready)? = slots.first {
-            ready.encode(into: &outbound)
+            ready.encode(into: &outbound, resp3: machine.protocolVersion == 3)
             slots.removeFirst()
             firstSequence += 1
         }

@@ -11,6 +11,9 @@ public enum RESPValue: Equatable, Sendable {
     /// `$-1`: how a miss is reported, so clients and `redis-benchmark` treat it as "no value", not a failure.
     case null
     case array([RESPValue])
+    /// RESP3 `%`: alternating keys and values. Sent only as the answer to `HELLO 3`; every other reply
+    /// keeps its RESP2 form, which RESP3 clients read unchanged (RESP3 is a superset of RESP2's frames).
+    case map([RESPValue])
 
     public static let ok = RESPValue.simpleString("OK")
 
@@ -19,7 +22,9 @@ public enum RESPValue: Equatable, Sendable {
 
     /// Writes the wire form. Simple strings and errors cannot carry line breaks, so any are replaced by
     /// spaces rather than letting a message break the framing.
-    public func encode(into buffer: inout ByteBuffer) {
+    /// - Parameter resp3: after `HELLO 3`, a miss is RESP3's `_` (RESP3 parsers such as redis-py's do not
+    ///   read `$-1`); every other frame is the same in both protocols.
+    public func encode(into buffer: inout ByteBuffer, resp3: Bool = false) {
         switch self {
         case .simpleString(let text):
             buffer.writeInteger(UInt8(ascii: "+"))
@@ -38,12 +43,17 @@ public enum RESPValue: Equatable, Sendable {
             buffer.writeImmutableBuffer(bytes)
             buffer.writeStaticString("\r\n")
         case .null:
-            buffer.writeStaticString("$-1\r\n")
+            if resp3 { buffer.writeStaticString("_\r\n") } else { buffer.writeStaticString("$-1\r\n") }
         case .array(let elements):
             buffer.writeInteger(UInt8(ascii: "*"))
             buffer.writeString(String(elements.count))
             buffer.writeStaticString("\r\n")
-            for element in elements { element.encode(into: &buffer) }
+            for element in elements { element.encode(into: &buffer, resp3: resp3) }
+        case .map(let keysAndValues):
+            buffer.writeInteger(UInt8(ascii: "%"))
+            buffer.writeString(String(keysAndValues.count / 2))
+            buffer.writeStaticString("\r\n")
+            for element in keysAndValues { element.encode(into: &buffer, resp3: resp3) }
         }
     }
 

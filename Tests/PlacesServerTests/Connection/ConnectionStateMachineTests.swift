@@ -1,4 +1,5 @@
 import Testing
+import NIOCore
 @testable import PlacesServer
 
 @Suite struct ConnectionStateMachineTests {
@@ -69,12 +70,52 @@ import Testing
         #expect(machine.received(RESPRequest(["COMMAND", "DOCS"])) == .reply(.array([])))
         #expect(machine.received(RESPRequest(["CONFIG", "GET", "save"])) == .reply(.array([])))
         #expect(machine.received(RESPRequest(["CLIENT", "SETINFO", "lib-name", "redis-py"])) == .reply(.ok))
-        guard case .reply(.error(let hello)) = machine.received(RESPRequest(["HELLO", "3"])) else {
-            Issue.record("HELLO must be refused so RESP3 clients fall back")
+        #expect(machine.received(RESPRequest(["PING", "hi"])) == .reply(.bulk("hi")))
+    }
+
+    /// redis-py 8 and `redis-cli -3` open with `HELLO 3` and do not fall back when it is refused.
+    @Test func helloAnswersTheServerMapForProtocolsTwoAndThree() {
+        var machine = ConnectionStateMachine(password: nil)
+        guard case .reply(.map(let fields)) = machine.received(RESPRequest(["HELLO", "3"])) else {
+            Issue.record("HELLO 3 must answer a RESP3 map")
             return
         }
-        #expect(hello.hasPrefix("NOPROTO"))
-        #expect(machine.received(RESPRequest(["PING", "hi"])) == .reply(.bulk("hi")))
+        #expect(fields.count == 14)
+        #expect(fields[0] == .bulk("server") && fields[1] == .bulk("places"))
+        #expect(fields[4] == .bulk("proto") && fields[5] == .integer(3))
+        #expect(String(buffer: RESPValue.map(fields).encoded).hasPrefix("%7\r\n$6\r\nserver\r\n"))
+        guard case .reply(.array(let resp2)) = machine.received(RESPRequest(["HELLO", "2"])) else {
+            Issue.record("HELLO 2 must answer a flat array")
+            return
+        }
+        #expect(resp2[5] == .integer(2))
+        #expect(machine.protocolVersion == 2)
+        #expect(String(buffer: RESPValue.null.encoded) == "$-1\r\n")
+        var resp3Null = ByteBuffer()
+        RESPValue.array([.null]).encode(into: &resp3Null, resp3: true)
+        #expect(String(buffer: resp3Null) == "*1\r\n_\r\n")
+        #expect(machine.received(RESPRequest(["HELLO", "4"])) == .reply(.error("NOPROTO unsupported protocol version")))
+        #expect(machine.received(RESPRequest(["HELLO", "x"])) == .reply(.error("ERR Protocol version is not an integer or out of range")))
+    }
+
+    @Test func helloCanAuthenticate() {
+        var machine = ConnectionStateMachine(password: Array("s3cret".utf8))
+        guard case .reply(.error(let refused)) = machine.received(RESPRequest(["HELLO", "3"])) else {
+            Issue.record("HELLO before auth must be refused")
+            return
+        }
+        #expect(refused.hasPrefix("NOAUTH"))
+        guard case .reply(.error(let wrong)) = machine.received(RESPRequest(["HELLO", "3", "AUTH", "default", "nope"])) else {
+            Issue.record("a wrong password must be refused")
+            return
+        }
+        #expect(wrong.hasPrefix("WRONGPASS"))
+        #expect(!machine.isAuthenticated)
+        guard case .reply(.map) = machine.received(RESPRequest(["HELLO", "3", "AUTH", "default", "s3cret", "SETNAME", "app"])) else {
+            Issue.record("HELLO with the right password must answer the map")
+            return
+        }
+        #expect(machine.isAuthenticated)
     }
 
     @Test func backendCommandsBecomeCalls() {
