@@ -26,6 +26,8 @@ struct ServeCommand: AsyncParsableCommand {
               places serve
               redis-cli -p 7878 SEARCH "maya bar" NEAR 60.1721 24.9450
               redis-cli -p 7878 DETAILS geonames:658225
+              redis-cli -p 7878 SPOT.ADD "Cafe Regatta" 60.1830 24.9096 TAG coffee
+              redis-cli -p 7878 SPOT.LIST SORT distance AT 60.17 24.94
               printf 'PING\\r\\n' | nc 127.0.0.1 7878
               PLACES_PASSWORD=s3cret places serve --host 0.0.0.0 --requirepass-env PLACES_PASSWORD
             """)
@@ -78,6 +80,12 @@ struct ServeCommand: AsyncParsableCommand {
             var backend = PlacesServiceBackend(service: service)
             backend.scoreHandler = { first, second in try Self.score(first, second) }
             Self.attachLookup(to: &backend, state: state, logger: logger)
+            do {
+                let spots = SpotCommandHandler(spots: try SpotsService.open(environment))
+                backend.spotHandler = { name, arguments in try spots.reply(name, arguments) }
+            } catch {
+                logger.warning("the SPOT.* commands are off: \(error)")
+            }
 
             let configuration = ServerConfiguration(
                 host: host, port: port, password: password, maxClients: maxClients,

@@ -16,6 +16,8 @@ public struct PlacesServiceBackend: ServerBackend {
     public var scoreHandler: (@Sendable (String, String) async throws -> Data)?
     public var budgetHandler: (@Sendable () async throws -> Data)?
     public var cacheStatsHandler: (@Sendable () async throws -> Data)?
+    /// SPOT.* commands (`SpotCommandHandler.reply`). They write, so their answers never enter the memo.
+    public var spotHandler: (@Sendable (String, [String]) async throws -> Data?)?
     /// Extra INFO lines (lookup cache, budget); they must never include an API key.
     public var infoHandler: (@Sendable () async -> [InfoSection])?
 
@@ -85,6 +87,11 @@ public struct PlacesServiceBackend: ServerBackend {
         return try await cacheStatsHandler()
     }
 
+    public func spot(_ name: String, _ arguments: [String]) async throws -> Data? {
+        guard let spotHandler else { throw ServerBackendError.unavailable(name) }
+        return try await spotHandler(name, arguments)
+    }
+
     public func infoSections() async -> [InfoSection] {
         let statistics = memo.statistics
         let memoFields: [(String, String)] = [
@@ -103,7 +110,9 @@ public struct PlacesServiceBackend: ServerBackend {
     }
 
     public func cachedAnswer(for call: BackendCall) -> CachedAnswer? {
-        memo.answer(for: call)
+        // A spot written a moment ago (here or by the CLI) must show up in the next SPOT.LIST.
+        if case .spot = call { return nil }
+        return memo.answer(for: call)
     }
 
     private func memoised(_ call: BackendCall, _ compute: () async throws -> Data?) async throws -> Data? {

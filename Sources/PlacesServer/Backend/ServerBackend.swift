@@ -18,6 +18,9 @@ public protocol ServerBackend: Sendable {
     func score(_ first: String, _ second: String) async throws -> Data
     func budget() async throws -> Data
     func cacheStats() async throws -> Data
+    /// A saved-spots command (`SPOT.ADD`, `SPOT.LIST`, …) with its raw arguments; `nil` is an unknown spot.
+    /// Spots are read and written in one database shared with the CLI, so these answers are never memoised.
+    func spot(_ name: String, _ arguments: [String]) async throws -> Data?
     /// Extra `INFO` sections (`cache`, `budget`): key/value lines that must never include secrets.
     func infoSections() async -> [InfoSection]
     /// A synchronous answer when one is already in memory. The server asks this on the event loop
@@ -56,6 +59,7 @@ extension ServerBackend {
     public func score(_ first: String, _ second: String) async throws -> Data { throw ServerBackendError.unavailable("SCORE") }
     public func budget() async throws -> Data { throw ServerBackendError.unavailable("BUDGET") }
     public func cacheStats() async throws -> Data { throw ServerBackendError.unavailable("CACHE.STATS") }
+    public func spot(_ name: String, _ arguments: [String]) async throws -> Data? { throw ServerBackendError.unavailable(name) }
     public func infoSections() async -> [InfoSection] { [] }
     public func cachedAnswer(for call: BackendCall) -> CachedAnswer? { nil }
 }
@@ -71,6 +75,8 @@ public enum BackendCall: Hashable, Sendable {
     case score(String, String)
     case budget
     case cacheStats
+    /// A `SPOT.*` command (upper-cased name) and its arguments, which the spots layer parses.
+    case spot(String, [String])
 
     public var commandName: String {
         switch self {
@@ -83,6 +89,7 @@ public enum BackendCall: Hashable, Sendable {
         case .score: "SCORE"
         case .budget: "BUDGET"
         case .cacheStats: "CACHE.STATS"
+        case .spot(let name, _): name
         }
     }
 
@@ -98,6 +105,7 @@ public enum BackendCall: Hashable, Sendable {
         case .score(let first, let second): try await backend.score(first, second)
         case .budget: try await backend.budget()
         case .cacheStats: try await backend.cacheStats()
+        case .spot(let name, let arguments): try await backend.spot(name, arguments)
         }
     }
 }

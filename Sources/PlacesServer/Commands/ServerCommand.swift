@@ -68,6 +68,10 @@ public enum ServerCommand: Equatable, Sendable {
         case "BUDGET": return .backend(.budget)
         case "CACHE.STATS": return .backend(.cacheStats)
         case "SCORE": return .backend(.score(args[0], args[1]))
+        // The spots layer parses these (SpotCommandHandler), so the syntax lives in one place; its
+        // InputError becomes the `-ERR` reply.
+        case "SPOT.ADD", "SPOT.LIST", "SPOT.SHOW", "SPOT.NEAR", "SPOT.NEAREST", "SPOT.LOG", "SPOT.VISITS":
+            return .backend(.spot(name, args))
         case "DETAILS":
             do { return .backend(.details(DetailsQuery(id: try PlaceID(parsing: args[0])))) } catch {
                 throw SyntaxError(error.message)
@@ -205,6 +209,7 @@ private struct ArgumentReader {
         ServerCommand.SyntaxError("\(problem); usage: \(command.syntax)")
     }
 }
+
 
 extension ServerCommand {
     /// `HELLO [protover [AUTH username password] [SETNAME name]]`, as Redis 6 defines it.

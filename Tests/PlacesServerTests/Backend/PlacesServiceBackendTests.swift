@@ -5,7 +5,7 @@ import Testing
 @testable import PlacesServer
 
 /// One service over the bundled Helsinki data for the whole suite: building the index is the slow part.
-private actor SharedService {
+actor SharedService {
     static let shared = SharedService()
     private var service: PlacesService?
 
