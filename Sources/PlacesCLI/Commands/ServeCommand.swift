@@ -52,6 +52,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel = "info"
 
+    @Option(name: .customLong("event-loops"),
+            help: ArgumentHelp("Event-loop threads. Two suit a machine of its own; one leaves a core to clients on a small shared machine.", valueName: "N"))
+    var eventLoops = 2
+
     @OptionGroup var state: StateOptions
 
     func run() async throws {
@@ -89,7 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             let configuration = ServerConfiguration(
                 host: host, port: port, password: password, maxClients: maxClients,
-                idleTimeoutSeconds: idleTimeout, version: PlacesVersion.string)
+                idleTimeoutSeconds: idleTimeout, eventLoopCount: eventLoops, version: PlacesVersion.string)
             let server = PlacesServer(configuration: configuration, backend: backend, logger: logger)
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             do {
