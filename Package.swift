@@ -87,14 +87,22 @@ let package = Package(
         .executableTarget(
             name: "PlacesCLI",
             dependencies: [
-                "PlacesApp", "PlacesServer",
+                "PlacesApp", "PlacesServer", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
+                "PlacesPipeline", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/PlacesCLI"),
         .executableTarget(
             name: "PlacesBenchmarks",
-            dependencies: ["PlacesApp", "PlacesServer"],
+            dependencies: [
+                "PlacesApp", "PlacesServer", "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesPipeline", "LocalProvider",
+                "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Sources/PlacesBenchmarks"),
 
         // MARK: Tests (they mirror the source tree).
@@ -110,17 +118,24 @@ let package = Package(
         .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"], exclude: ["Fixtures"]),
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
         .testTarget(name: "LocalProviderTests", dependencies: ["LocalProvider", "PlaceIndex"], exclude: ["Fixtures"]),
-        .testTarget(name: "CacheTests", dependencies: ["LookupCache", "BudgetLedger", "SpotStore"]),
+        .testTarget(
+            name: "CacheTests",
+            dependencies: ["LookupCache", "BudgetLedger", "SpotStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ProvidersTests",
             dependencies: [
                 "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider", "NominatimProvider",
                 "FakeUpstream",
             ]),
-        .testTarget(name: "PlacesPipelineTests", dependencies: ["PlacesPipeline", "PlacesApp", "FakeUpstream"]),
-        .testTarget(name: "PlacesAppTests", dependencies: ["PlacesApp", "FakeUpstream"]),
-        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp"]),
-        .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "FakeUpstream"]),
+        .testTarget(
+            name: "PlacesPipelineTests",
+            dependencies: [
+                "PlacesPipeline", "PlacesMatching", "LookupCache", "BudgetLedger", "ProviderHTTP", "GoogleProvider",
+                "YelpProvider", "PlacesApp", "FakeUpstream",
+            ]),
+        .testTarget(name: "PlacesAppTests", dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream"]),
+        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore"]),
+        .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "SpotStore", "FakeUpstream"]),
     ],
     swiftLanguageModes: [.v6]
 )
