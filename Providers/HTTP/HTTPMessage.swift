@@ -103,11 +103,11 @@ public struct URLSessionTransport: HTTPTransport {
                 }
                 outcome.onLoss { task.cancel() }
                 task.resume()
-                let deadline = Task {
-                    try await Task.sleep(for: .milliseconds(Int64((timeout * 1_000).rounded(.up))))
+                // A Dispatch timer, not a sleeping task: the deadline must fire on time even when every
+                // cooperative thread is busy. The first outcome wins, so a timer firing after the reply is a no-op.
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
                     outcome.finish(.failure(.timedOut))
                 }
-                outcome.onFinish { deadline.cancel() }
             }
         } onCancel: {
             outcome.finish(.failure(.cancelled))
@@ -152,17 +152,7 @@ private final class OneShot: @unchecked Sendable {
     private var continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?
     private var early: Result<HTTPResponse, TransportFailure>?
     private var cancelLoser: (@Sendable () -> Void)?
-    private var cleanup: (@Sendable () -> Void)?
     private var done = false
-
-    /// Runs `action` once an outcome is in (at once if it already is): stops the deadline timer.
-    func onFinish(_ action: @escaping @Sendable () -> Void) {
-        let alreadyDone = lock.withLock {
-            cleanup = action
-            return done
-        }
-        if alreadyDone { action() }
-    }
 
     func install(_ continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>) {
         let pending: Result<HTTPResponse, TransportFailure>? = lock.withLock {
@@ -182,16 +172,15 @@ private final class OneShot: @unchecked Sendable {
     }
 
     func finish(_ result: Result<HTTPResponse, TransportFailure>) {
-        typealias Pending = (CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?)
-        let (continuation, cancel, cleanup): Pending = lock.withLock {
-            guard !done else { return (nil, nil, nil) }
+        typealias Pending = (CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?, (@Sendable () -> Void)?)
+        let (continuation, cancel): Pending = lock.withLock {
+            guard !done else { return (nil, nil) }
             done = true
             if self.continuation == nil { early = result }
             defer { self.continuation = nil }
-            return (self.continuation, cancelLoser, self.cleanup)
+            return (self.continuation, cancelLoser)
         }
         continuation?.resume(returning: result)
-        cleanup?()
         if case .success = result {} else { cancel?() }
     }
 }
