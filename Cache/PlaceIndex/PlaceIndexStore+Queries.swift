@@ -91,6 +91,12 @@ extension PlaceIndexStore {
         }
     }
 
+    /// The city reverse geocoding would name for each point, in one read: how places without a zone of
+    /// their own get the IANA time zone their opening hours are evaluated in.
+    public func cities(near coordinates: [Coordinate]) throws -> [IndexedCity?] {
+        try database.read { db in try coordinates.map { try CityLookup.best(near: $0, in: db) } }
+    }
+
     /// The nearest POI or address point within `radius` metres, and the city the point is in.
     public func reverse(_ coordinate: Coordinate, radius: Double = 100) throws -> IndexedReverse {
         try database.read { db in

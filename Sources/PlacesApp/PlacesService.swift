@@ -40,14 +40,14 @@ public final class PlacesService: Sendable {
 
     /// Searches the local index, or asks one named provider directly (`places search --provider google`).
     public func search(_ query: SearchQuery, provider name: String? = nil) async throws -> [Place] {
-        guard let name, name != local.name else { return try await withTimeZones(local.search(query)) }
+        guard let name, name != local.name else { return try withTimeZones(await local.search(query)) }
         let configuration = try PlacesConfiguration.load(environment)
         let provider = try ProviderFactory.provider(named: name, configuration: configuration, environment: environment)
-        return try await withTimeZones(provider.search(query))
+        return try withTimeZones(await provider.search(query))
     }
 
     public func nearby(_ query: NearbyQuery) async throws -> [Place] {
-        try await withTimeZones(local.nearby(query))
+        try withTimeZones(await local.nearby(query))
     }
 
     /// The place with this id, or an `InputError` that says the id is unknown.
@@ -58,7 +58,7 @@ public final class PlacesService: Sendable {
         guard let place = try await local.details(DetailsQuery(id: id, fields: fields)) else {
             throw InputError("unknown place id '\(id)': it is not in the local index (import the extract that holds it with `places import FILE`)")
         }
-        return try await withTimeZones([place])[0]
+        return try withTimeZones([place])[0]
     }
 
     public func reverse(_ coordinate: Coordinate) async throws -> ReverseGeocode {
@@ -80,17 +80,14 @@ public final class PlacesService: Sendable {
         return try LocalImporter(index: index).importFile(url, progress: forward).line
     }
 
-    /// The IANA zone of the nearest GeoNames city: what opening hours are evaluated in when a
-    /// provider gave no zone of its own.
-    public func timeZone(near coordinate: Coordinate) async throws -> String? {
-        try await local.reverse(ReverseQuery(coordinate: coordinate))?.timeZone
-    }
-
-    private func withTimeZones(_ places: [Place]) async throws -> [Place] {
+    /// Gives places without a zone of their own the IANA zone of their GeoNames city: what opening
+    /// hours are evaluated in when a provider gave none. One index read serves the whole result set.
+    private func withTimeZones(_ places: [Place]) throws -> [Place] {
+        let missing = places.indices.filter { places[$0].timeZone == nil && places[$0].utcOffsetMinutes == nil }
+        guard !missing.isEmpty else { return places }
+        let cities = try index.cities(near: missing.map { places[$0].coordinate })
         var result = places
-        for i in result.indices where result[i].timeZone == nil && result[i].utcOffsetMinutes == nil {
-            result[i].timeZone = try await timeZone(near: result[i].coordinate)
-        }
+        for (i, city) in zip(missing, cities) { result[i].timeZone = city?.timeZone }
         return result
     }
 }
