@@ -17,3 +17,9 @@ struct SplitMix64: RandomNumberGenerator {
     /// A uniform value in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
+
+/// The nearest-rank percentile of samples sorted ascending: one definition for every suite, so their
+/// p50s and p99s compare.
+func percentile(_ sorted: [Double], _ percent: Int) -> Double {
+    sorted[min(sorted.count - 1, sorted.count * percent / 100)]
+}

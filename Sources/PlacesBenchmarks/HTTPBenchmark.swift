@@ -99,8 +99,7 @@ enum HTTPBenchmark {
         }
         let elapsed = seconds(clock.now - started)
         let sorted = latencies.sorted()
-        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-        return Result(callsPerSecond: Double(sorted.count) / elapsed, p50: percentile(0.5), p99: percentile(0.99))
+        return Result(callsPerSecond: Double(sorted.count) / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99))
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -70,7 +70,6 @@ enum LocalBenchmark {
         }
         wall.sort()
         cpu.sort()
-        func percentile(_ samples: [Double], _ p: Int) -> Double { samples[min(samples.count - 1, samples.count * p / 100)] }
         report("\(name).p50", percentile(wall, 50), "ms")
         report("\(name).p99", percentile(wall, 99), "ms")
         report("\(name).cpu.p50", percentile(cpu, 50), "ms")

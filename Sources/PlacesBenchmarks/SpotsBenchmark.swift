@@ -41,8 +41,8 @@ enum SpotsBenchmark {
             }
             latencies.sort()
             let label = "spots.near_r\(Int(radius))"
-            print("\(label)_p50 \(String(format: "%.3f", latencies[latencies.count / 2])) ms")
-            print("\(label)_p99 \(String(format: "%.3f", latencies[latencies.count * 99 / 100])) ms")
+            print("\(label)_p50 \(String(format: "%.3f", percentile(latencies, 50))) ms")
+            print("\(label)_p99 \(String(format: "%.3f", percentile(latencies, 99))) ms")
             print("\(label)_mean_results \(String(format: "%.1f", Double(found) / Double(queries))) spots")
         }
         var nearestLatencies: [Double] = []
@@ -52,7 +52,7 @@ enum SpotsBenchmark {
             nearestLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
         }
         nearestLatencies.sort()
-        print("spots.nearest20_p50 \(String(format: "%.3f", nearestLatencies[nearestLatencies.count / 2])) ms")
+        print("spots.nearest20_p50 \(String(format: "%.3f", percentile(nearestLatencies, 50))) ms")
 
         // Watch: a walk through the city at 1.4 m/s, one fix a second, with GPS noise and 5 % bad fixes.
         let points = try store.allPoints()
