@@ -2,7 +2,8 @@
 # Benchmarks `places serve` against a redis-server on the same machine, in the same run, with
 # redis-benchmark (50 clients, unpipelined and -P 16):
 #   DETAILS <id> and SEARCH … on places (cached entries) versus GET on redis-server (same payload size).
-# Prints throughput, p50/p99 and the DETAILS/GET ratio, then the RSS of places serve with 1,000 idle
+# Prints throughput, p50/p99, the server's CPU time per request (steadier than throughput on a shared
+# machine) and the DETAILS/GET ratio, then the RSS of places serve with 1,000 idle
 # connections, then checks the Python redis client (when `pip install redis` has been done) and SIGTERM.
 # All traffic stays on 127.0.0.1; every loop is bounded.
 #
@@ -41,6 +42,7 @@ echo "building the index in a fresh PLACES_HOME …" >&2
 ID=$("$BIN" search "maya bar" --near 60.1721,24.9450 --json 2>/dev/null \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 
+# Default settings, as a user runs it (event loops: half the cores, at least one).
 "$BIN" serve --port "$PLACES_PORT" --idle-timeout 0 --log-level warning 2>"$WORK/serve.log" &
 PLACES_PID=$!
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --logfile "$WORK/redis.log" &
@@ -61,14 +63,24 @@ wait_for "$REDIS_PORT"
 PAYLOAD=$(redis-cli -h 127.0.0.1 -p "$PLACES_PORT" DETAILS "$ID")
 redis-cli -h 127.0.0.1 -p "$PLACES_PORT" SEARCH "maya bar" NEAR 60.1721 24.9450 >/dev/null
 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" SET bench:details "$PAYLOAD" >/dev/null
-echo "details id $ID, reply ${#PAYLOAD} bytes; $REQUESTS requests, $CLIENTS clients" >&2
+echo "details id $ID, reply ${#PAYLOAD} bytes; $REQUESTS requests, $CLIENTS clients; $(nproc) cores" >&2
+
+cpu_ticks() {  # pid: user + system time in clock ticks
+  awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
 
 # redis-benchmark --csv: "test","rps","avg","min","p50","p95","p99","max"
 bench() {  # label port pipeline command…
-  local label=$1 port=$2 pipeline=$3
+  local label=$1 port=$2 pipeline=$3 pid before after
   shift 3
+  pid=$([ "$port" = "$PLACES_PORT" ] && echo "$PLACES_PID" || echo "$REDIS_PID")
+  before=$(cpu_ticks "$pid")
   redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" -P "$pipeline" --csv "$@" 2>/dev/null \
-    | tail -n 1 | tr -d '"' | awk -F, -v label="$label" '{ printf "%-28s %12.0f req/s   p50 %.3f ms   p99 %.3f ms\n", label, $2, $5, $7 }'
+    | tail -n 1 | tr -d '"' >"$WORK/bench.csv"
+  after=$(cpu_ticks "$pid")
+  awk -F, -v label="$label" -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$REQUESTS" \
+    '{ printf "%-28s %9.0f req/s   p50 %.3f ms   p99 %.3f ms   server CPU %.2f us/req\n", label, $2, $5, $7, ticks / hz * 1e6 / n }' \
+    "$WORK/bench.csv"
 }
 
 declare -A RPS

@@ -53,8 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel = "info"
 
     @Option(name: .customLong("event-loops"),
-            help: ArgumentHelp("Event-loop threads. Two suit a machine of its own; one leaves a core to clients on a small shared machine.", valueName: "N"))
-    var eventLoops = 2
+            help: ArgumentHelp("Event-loop threads (default: half the cores, at least one).", valueName: "N"))
+    var eventLoops = ServerConfiguration.defaultEventLoopCount
 
     @OptionGroup var state: StateOptions
 
@@ -62,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await reportingErrors {
             guard (0...65_535).contains(port) else { throw InputError("invalid --port \(port): expected 0…65535") }
             guard maxClients >= 1 else { throw InputError("invalid --max-clients \(maxClients): expected 1 or more") }
+            guard eventLoops >= 1 else { throw InputError("invalid --event-loops \(eventLoops): expected 1 or more") }
             guard idleTimeout >= 0 else { throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0 or more") }
             guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
                 throw InputError("invalid --log-level '\(logLevel)': expected trace, debug, info, notice, warning, error or critical")

@@ -23,15 +23,6 @@ public protocol ServerBackend: Sendable {
     func spot(_ name: String, _ arguments: [String]) async throws -> Data?
     /// Extra `INFO` sections (`cache`, `budget`): key/value lines that must never include secrets.
     func infoSections() async -> [InfoSection]
-    /// A synchronous answer when one is already in memory. The server asks this on the event loop
-    /// before starting a task, so hot entries cost no thread hop; return `nil` to take the async path.
-    func cachedAnswer(for call: BackendCall) -> CachedAnswer?
-}
-
-/// The answer to a ``BackendCall`` that was already known.
-public enum CachedAnswer: Sendable, Equatable {
-    case found(Data)
-    case miss
 }
 
 /// A titled block of `INFO` lines.
@@ -61,7 +52,6 @@ extension ServerBackend {
     public func cacheStats() async throws -> Data { throw ServerBackendError.unavailable("CACHE.STATS") }
     public func spot(_ name: String, _ arguments: [String]) async throws -> Data? { throw ServerBackendError.unavailable(name) }
     public func infoSections() async -> [InfoSection] { [] }
-    public func cachedAnswer(for call: BackendCall) -> CachedAnswer? { nil }
 }
 
 /// A command that the backend answers, as a typed value (its query is also a cache key).
@@ -90,6 +80,16 @@ public enum BackendCall: Hashable, Sendable {
         case .budget: "BUDGET"
         case .cacheStats: "CACHE.STATS"
         case .spot(let name, _): name
+        }
+    }
+
+    /// Whether a reply may be repeated from the server's ``ReplyMemo`` for a while: true for reads of
+    /// the index, which only `places import` changes. Spots (written by this server and the CLI), the
+    /// lookup pipeline (which spends budget and keeps its own cache) and the counters are always asked afresh.
+    public var isMemoisable: Bool {
+        switch self {
+        case .search, .details, .nearby, .reverse, .suggest, .score: true
+        case .lookup, .budget, .cacheStats, .spot: false
         }
     }
 

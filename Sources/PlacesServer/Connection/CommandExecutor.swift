@@ -7,36 +7,41 @@ import PlacesCore
 public struct CommandExecutor: Sendable {
     public let backend: any ServerBackend
     public let metrics: ServerMetrics
+    public let memo: ReplyMemo
     public let configuration: ServerConfiguration
     public let logger: Logger
 
-    public init(backend: any ServerBackend, metrics: ServerMetrics, configuration: ServerConfiguration, logger: Logger) {
+    public init(backend: any ServerBackend, metrics: ServerMetrics, memo: ReplyMemo,
+                configuration: ServerConfiguration, logger: Logger) {
         self.backend = backend
         self.metrics = metrics
+        self.memo = memo
         self.configuration = configuration
         self.logger = logger
     }
 
-    /// The reply when the backend already has it in memory; `nil` sends the call down the async path.
-    public func immediateReply(_ call: BackendCall) -> RESPValue? {
-        switch backend.cachedAnswer(for: call) {
-        case .found(let data)?:
-            metrics.record { $0.answeredFromMemory += 1 }
-            return .bulk(data)
-        case .miss?:
-            metrics.record { $0.answeredFromMemory += 1; $0.misses += 1 }
-            return .null
-        case nil:
-            return nil
-        }
+    /// The reply to an identical recent request, answered on the event loop before the request is
+    /// even parsed; `nil` sends it down the normal path. Ask only for authenticated connections.
+    public func memorisedReply(to request: RESPRequest) -> RESPValue? {
+        guard let reply = memo.reply(to: request) else { return nil }
+        metrics.count(.answeredFromMemory)
+        if reply == .null { metrics.count(.miss) }
+        return reply
     }
 
     /// Runs a call; failures become `-ERR` replies that say what to do, never a stack or a secret.
-    public func reply(_ call: BackendCall) async -> RESPValue {
-        metrics.record { $0.backendCalls += 1 }
+    /// - Parameter memoKey: where to keep the reply for the next identical request (memoisable calls only).
+    public func reply(_ call: BackendCall, memoKey: ReplyMemo.Key? = nil) async -> RESPValue {
+        let reply = await run(call)
+        if let memoKey { memo.store(reply, for: memoKey) }
+        return reply
+    }
+
+    private func run(_ call: BackendCall) async -> RESPValue {
+        metrics.count(.backendCall)
         do {
             guard let data = try await call.run(on: backend) else {
-                metrics.record { $0.misses += 1 }
+                metrics.count(.miss)
                 return .null
             }
             return .bulk(data)
@@ -89,8 +94,19 @@ public struct CommandExecutor: Sendable {
             ]),
         ]
         var sections = builtIn + (await backend.infoSections())
-        for name in ["cache", "budget"] where !sections.contains(where: { $0.name == name }) {
-            sections.append(InfoSection(name: name, fields: [("available", "no")]))
+        let memo = self.memo.statistics
+        let memoFields = [
+            ("memo_entries", String(memo.entries)), ("memo_bytes", String(memo.bytes)),
+            ("memo_hits", String(memo.hits)), ("memo_misses", String(memo.misses)),
+            ("memo_capacity", String(self.memo.capacity)),
+        ]
+        if let index = sections.firstIndex(where: { $0.name == "cache" }) {
+            sections[index].fields += memoFields
+        } else {
+            sections.append(InfoSection(name: "cache", fields: memoFields))
+        }
+        if !sections.contains(where: { $0.name == "budget" }) {
+            sections.append(InfoSection(name: "budget", fields: [("available", "no")]))
         }
         if json {
             var object: [String: [String: String]] = [:]

@@ -42,6 +42,13 @@ public struct ConnectionStateMachine: Sendable {
         return true
     }
 
+    /// Authenticated and not closing: a request may be answered from the server's memo without being
+    /// parsed, because parsing it could only lead to the same reply.
+    public var isReady: Bool {
+        if case .ready = state { return true }
+        return false
+    }
+
     public var isClosing: Bool {
         if case .closing = state { return true }
         return false

@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 
-/// Counters shared by all connections on both event loops, for INFO, STATS and the client limit.
-/// A lock (not an actor) because the event loop must take the client slot synchronously on accept.
-public final class ServerMetrics: @unchecked Sendable {
+/// Counters shared by all connections on every event loop, for INFO, STATS and the client limit.
+/// Atomics rather than a lock: they are bumped on every request of every connection, and the event
+/// loop must take a client slot synchronously on accept.
+public final class ServerMetrics: Sendable {
     public struct Snapshot: Sendable, Equatable {
         public var connectedClients = 0
         public var totalConnections = 0
@@ -17,28 +19,69 @@ public final class ServerMetrics: @unchecked Sendable {
         public var misses = 0
     }
 
-    private let lock = NSLock()
-    private var counters = Snapshot()
+    /// The counters that only ever grow.
+    public enum Event: Sendable {
+        case commandProcessed, errorReply, protocolError, droppedHTTPRequest, idleTimeout, backendCall,
+             answeredFromMemory, miss
+    }
+
+    private let connectedClients = Atomic<Int>(0)
+    private let totalConnections = Atomic<Int>(0)
+    private let rejectedConnections = Atomic<Int>(0)
+    private let commandsProcessed = Atomic<Int>(0)
+    private let errorReplies = Atomic<Int>(0)
+    private let protocolErrors = Atomic<Int>(0)
+    private let droppedHTTPRequests = Atomic<Int>(0)
+    private let idleTimeouts = Atomic<Int>(0)
+    private let backendCalls = Atomic<Int>(0)
+    private let answeredFromMemory = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
     public let startedAt = Date()
 
     public init() {}
 
-    public var snapshot: Snapshot { lock.withLock { counters } }
+    /// Each counter read on its own: a report taken under load may be off by the requests in flight.
+    public var snapshot: Snapshot {
+        Snapshot(
+            connectedClients: connectedClients.load(ordering: .relaxed),
+            totalConnections: totalConnections.load(ordering: .relaxed),
+            rejectedConnections: rejectedConnections.load(ordering: .relaxed),
+            commandsProcessed: commandsProcessed.load(ordering: .relaxed),
+            errorReplies: errorReplies.load(ordering: .relaxed),
+            protocolErrors: protocolErrors.load(ordering: .relaxed),
+            droppedHTTPRequests: droppedHTTPRequests.load(ordering: .relaxed),
+            idleTimeouts: idleTimeouts.load(ordering: .relaxed),
+            backendCalls: backendCalls.load(ordering: .relaxed),
+            answeredFromMemory: answeredFromMemory.load(ordering: .relaxed),
+            misses: misses.load(ordering: .relaxed))
+    }
 
-    /// Takes a client slot; `false` (and counted as rejected) when `limit` are already connected.
-    public func admitClient(limit: Int) -> Bool {
-        lock.withLock {
-            counters.totalConnections += 1
-            guard counters.connectedClients < limit else {
-                counters.rejectedConnections += 1
-                return false
-            }
-            counters.connectedClients += 1
-            return true
+    public func count(_ event: Event) {
+        switch event {
+        case .commandProcessed: commandsProcessed.wrappingAdd(1, ordering: .relaxed)
+        case .errorReply: errorReplies.wrappingAdd(1, ordering: .relaxed)
+        case .protocolError: protocolErrors.wrappingAdd(1, ordering: .relaxed)
+        case .droppedHTTPRequest: droppedHTTPRequests.wrappingAdd(1, ordering: .relaxed)
+        case .idleTimeout: idleTimeouts.wrappingAdd(1, ordering: .relaxed)
+        case .backendCall: backendCalls.wrappingAdd(1, ordering: .relaxed)
+        case .answeredFromMemory: answeredFromMemory.wrappingAdd(1, ordering: .relaxed)
+        case .miss: misses.wrappingAdd(1, ordering: .relaxed)
         }
     }
 
-    public func releaseClient() { lock.withLock { counters.connectedClients -= 1 } }
+    /// Takes a client slot; `false` (and counted as rejected) when `limit` are already connected.
+    public func admitClient(limit: Int) -> Bool {
+        totalConnections.wrappingAdd(1, ordering: .relaxed)
+        var connected = connectedClients.load(ordering: .relaxed)
+        while connected < limit {
+            let (exchanged, original) = connectedClients.compareExchange(
+                expected: connected, desired: connected + 1, ordering: .relaxed)
+            if exchanged { return true }
+            connected = original
+        }
+        rejectedConnections.wrappingAdd(1, ordering: .relaxed)
+        return false
+    }
 
-    public func record(_ update: (inout Snapshot) -> Void) { lock.withLock { update(&counters) } }
+    public func releaseClient() { connectedClients.wrappingSubtract(1, ordering: .relaxed) }
 }

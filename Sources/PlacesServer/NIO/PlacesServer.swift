@@ -15,14 +15,16 @@ import ServiceLifecycle
 public final class PlacesServer: Service, Sendable {
     public let configuration: ServerConfiguration
     public let metrics = ServerMetrics()
+    public let memo: ReplyMemo
     private let backend: any ServerBackend
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
 
     /// - Parameter onListening: called once with the bound address (with `port: 0`, the port the OS chose).
     public init(configuration: ServerConfiguration, backend: any ServerBackend, logger: Logger,
-                onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }) {
+                memo: ReplyMemo = ReplyMemo(), onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }) {
         self.configuration = configuration
+        self.memo = memo
         self.backend = backend
         self.logger = logger
         self.onListening = onListening
@@ -43,7 +45,8 @@ public final class PlacesServer: Service, Sendable {
         let quiesce = ServerQuiescingHelper(group: group)
         let configuration = self.configuration
         let logger = self.logger
-        let executor = CommandExecutor(backend: backend, metrics: metrics, configuration: configuration, logger: logger)
+        let executor = CommandExecutor(
+            backend: backend, metrics: metrics, memo: memo, configuration: configuration, logger: logger)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

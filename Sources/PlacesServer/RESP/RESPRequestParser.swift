@@ -85,18 +85,22 @@ public struct RESPRequestParser: Sendable {
     }
 
     /// Reads a `*<n>\r\n` or `$<n>\r\n` line. Returns `nil` (outer) when the line is incomplete,
-    /// `.some(nil)` when the number is malformed.
+    /// `.some(nil)` when the number is malformed. Scans raw bytes: this runs for every argument.
     private func readHeader(_ buffer: inout ByteBuffer, tooLong: RESPProtocolError) throws(RESPProtocolError) -> Int?? {
-        let view = buffer.readableBytesView
-        guard let newline = view.firstIndex(of: UInt8(ascii: "\n")) else {
-            if view.count > limits.maxInlineLength { throw tooLong }
-            return nil
+        let maxLength = limits.maxInlineLength
+        let scanned: (consumed: Int, value: Int?)?? = buffer.withUnsafeReadableBytes { bytes in
+            guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
+                return bytes.count > maxLength ? .some(nil) : nil
+            }
+            guard newline <= maxLength else { return .some(nil) }
+            let lineEnd = newline > 0 && bytes[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
+            let digits = UnsafeRawBufferPointer(rebasing: bytes[min(1, lineEnd)..<lineEnd])
+            return (newline + 1, Self.parseInteger(digits))
         }
-        let lineEnd = newline > view.startIndex && view[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
-        guard newline - view.startIndex <= limits.maxInlineLength else { throw tooLong }
-        let digits = view[(view.startIndex + 1)..<lineEnd]
-        buffer.moveReaderIndex(forwardBy: newline - view.startIndex + 1)
-        return .some(Self.parseInteger(digits))
+        guard let scanned else { return nil }
+        guard let (consumed, value) = scanned else { throw tooLong }
+        buffer.moveReaderIndex(forwardBy: consumed)
+        return .some(value)
     }
 
     /// Reads one inline line without its `\r\n` or `\n`.

@@ -34,11 +34,11 @@ public enum RESPValue: Equatable, Sendable {
             Self.writeLine(text, into: &buffer)
         case .integer(let value):
             buffer.writeInteger(UInt8(ascii: ":"))
-            buffer.writeString(String(value))
+            Self.writeDecimal(value, into: &buffer)
             buffer.writeStaticString("\r\n")
         case .bulkString(let bytes):
             buffer.writeInteger(UInt8(ascii: "$"))
-            buffer.writeString(String(bytes.readableBytes))
+            Self.writeDecimal(bytes.readableBytes, into: &buffer)
             buffer.writeStaticString("\r\n")
             buffer.writeImmutableBuffer(bytes)
             buffer.writeStaticString("\r\n")
@@ -46,12 +46,12 @@ public enum RESPValue: Equatable, Sendable {
             if resp3 { buffer.writeStaticString("_\r\n") } else { buffer.writeStaticString("$-1\r\n") }
         case .array(let elements):
             buffer.writeInteger(UInt8(ascii: "*"))
-            buffer.writeString(String(elements.count))
+            Self.writeDecimal(elements.count, into: &buffer)
             buffer.writeStaticString("\r\n")
             for element in elements { element.encode(into: &buffer, resp3: resp3) }
         case .map(let keysAndValues):
             buffer.writeInteger(UInt8(ascii: "%"))
-            buffer.writeString(String(keysAndValues.count / 2))
+            Self.writeDecimal(keysAndValues.count / 2, into: &buffer)
             buffer.writeStaticString("\r\n")
             for element in keysAndValues { element.encode(into: &buffer, resp3: resp3) }
         }
@@ -61,6 +61,23 @@ public enum RESPValue: Equatable, Sendable {
         var buffer = ByteBuffer()
         encode(into: &buffer)
         return buffer
+    }
+
+    /// Every reply has a length to write; formatting it through `String` showed up in profiles.
+    private static func writeDecimal(_ value: Int, into buffer: inout ByteBuffer) {
+        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes hold any Int's 20 digits
+        let firstDigit = withUnsafeMutableBytes(of: &digits) { scratch in
+            var start = scratch.count
+            repeat {
+                start -= 1
+                scratch[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            return start
+        }
+        _ = withUnsafeBytes(of: &digits) { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: $0[firstDigit...])) }
     }
 
     private static func writeLine(_ text: String, into buffer: inout ByteBuffer) {

@@ -43,8 +43,7 @@ actor SharedService {
 
     @Test func detailsReverseAndMissesMatchTheService() async throws {
         let service = try await SharedService.shared.get()
-        let backend = PlacesServiceBackend(service: service)
-        let server = try await TestServer.start(backend: backend)
+        let server = try await TestServer.start(backend: PlacesServiceBackend(service: service))
         let id = try #require(try await service.search(SearchQuery(text: "maya bar")).first?.id)
         let details = String(decoding: try PlacesJSON.place(try await service.details(id)), as: UTF8.self)
         let point = Coordinate(latitude: 60.1699, longitude: 24.9384)
@@ -59,7 +58,7 @@ actor SharedService {
         // A repeat comes from memory, not the index, with the same bytes.
         try client.send("DETAILS \(id)\r\n")
         #expect(try await client.reply().text == details)
-        #expect(backend.memo.statistics.hits == 1)
+        #expect(server.server.memo.statistics.hits == 1)
         try await server.stop()
     }
 

@@ -40,7 +40,7 @@ import Testing
         #expect(replies[2] == .null)
         guard case .error(let message) = replies[3] else { Issue.record("a bad latitude should be -ERR, got \(replies[3])"); return }
         #expect(message.hasPrefix("ERR ") && message.contains("latitude"))
-        #expect(backend.memo.statistics.entries == 0, "spot answers must never be memoised")
+        #expect(server.server.memo.statistics.entries == 0, "spot answers must never be memoised")
         try await server.stop()
     }
 }

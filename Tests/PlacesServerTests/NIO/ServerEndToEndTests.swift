@@ -210,15 +210,43 @@ import Testing
         #expect(throws: (any Error).self) { _ = try RawClient(port: server.port) }
     }
 
-    @Test func answersKnownInMemoryNeedNoTask() async throws {
-        let server = try await TestServer.start(backend: FakeBackend(memoryAnswers: true))
-        let client = try RawClient(port: server.port)
-        try client.send("DETAILS geonames:658225\r\nDETAILS osm:node/9\r\n")
-        let replies = try await client.replies(2)
+    @Test func repeatedReadsAreAnsweredFromMemoryAcrossConnections() async throws {
+        let server = try await TestServer.start()
+        let first = try RawClient(port: server.port)
+        try first.send("DETAILS geonames:658225\r\nDETAILS osm:node/9\r\n")
+        let replies = try await first.replies(2)
         #expect(replies[0].text?.contains("Helsinki") == true)
         #expect(replies[1] == .null)
-        #expect(server.server.metrics.snapshot.answeredFromMemory == 2)
-        #expect(server.server.metrics.snapshot.backendCalls == 0)
+        #expect(server.server.metrics.snapshot.backendCalls == 2)
+        // Another client, another spelling of the command name: same replies, no backend call.
+        let second = try RawClient(port: server.port)
+        try second.send("*2\r\n$7\r\ndetails\r\n$15\r\ngeonames:658225\r\nDETAILS osm:node/9\r\n")
+        #expect(try await second.replies(2) == replies)
+        let counters = server.server.metrics.snapshot
+        #expect(counters.answeredFromMemory == 2)
+        #expect(counters.backendCalls == 2)
+        #expect(counters.misses == 2, "a remembered miss is still a miss")
+        try await server.stop()
+    }
+
+    @Test func writesAndErrorsAreNeverRepeatedFromMemory() async throws {
+        let server = try await TestServer.start()
+        let client = try RawClient(port: server.port)
+        try client.send("SEARCH explode\r\nSEARCH explode\r\nBUDGET\r\nBUDGET\r\n")
+        _ = try await client.replies(4)
+        #expect(server.server.metrics.snapshot.backendCalls == 4)
+        #expect(server.server.metrics.snapshot.answeredFromMemory == 0)
+        try await server.stop()
+    }
+
+    @Test func memoisedAnswersStillNeedAuthentication() async throws {
+        let server = try await TestServer.start(ServerConfiguration(password: Array("pw".utf8)))
+        let owner = try RawClient(port: server.port)
+        try owner.send("AUTH pw\r\nDETAILS geonames:658225\r\n")
+        #expect(try await owner.replies(2)[1].text?.contains("Helsinki") == true)
+        let stranger = try RawClient(port: server.port)
+        try stranger.send("DETAILS geonames:658225\r\n")
+        #expect(try await stranger.reply() == .error("NOAUTH Authentication required."))
         try await server.stop()
     }
 }

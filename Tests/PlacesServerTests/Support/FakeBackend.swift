@@ -10,7 +10,6 @@ struct FakeBackend: ServerBackend {
         "osm:node/2486473580": #"{"id":"osm:node/2486473580","name":"Maya Bar","lat":60.1721,"lon":24.945,"category":"bar"}"#,
         "geonames:658225": #"{"id":"geonames:658225","name":"Helsinki","lat":60.16952,"lon":24.93545,"category":"city"}"#,
     ]
-    var memoryAnswers = false
     /// A search for `gated` waits here until the test opens it.
     var gate = Gate()
 
@@ -43,12 +42,11 @@ struct FakeBackend: ServerBackend {
         Data(#"[{"text":"\#(query.prefix)…"}]"#.utf8)
     }
 
-    func infoSections() async -> [InfoSection] {
-        [InfoSection(name: "cache", fields: [("entries", "2"), ("hits", "7")])]
+    func budget() async throws -> Data {
+        Data(#"{"spent_usd":0}"#.utf8)
     }
 
-    func cachedAnswer(for call: BackendCall) -> CachedAnswer? {
-        guard memoryAnswers, case .details(let query) = call else { return nil }
-        return places[query.id.description].map { .found(Data($0.utf8)) } ?? .miss
+    func infoSections() async -> [InfoSection] {
+        [InfoSection(name: "cache", fields: [("entries", "2"), ("hits", "7")])]
     }
 }

@@ -1,0 +1,156 @@
+import NIOCore
+import Synchronization
+
+/// Recent replies to read-only commands, keyed by the request's own bytes, so a hot `DETAILS` or
+/// `SEARCH` is answered on the event loop without parsing its arguments, starting a task or reading
+/// the database. Shared by every connection; bounded in entries, bytes and age. The index only changes
+/// through `places import`, and an import shows up here within ``timeToLive``.
+///
+/// Two spellings of one query (`near` and `NEAR`, `60.17` and `60.170`) are two entries with the same
+/// answer: cheaper than normalising every request before the lookup.
+public final class ReplyMemo: Sendable {
+    /// A request as memo key: the command name compared without regard to case, the arguments byte for byte.
+    public struct Key: Hashable, Sendable {
+        let arguments: [ByteBuffer]
+
+        /// Borrows the request's buffers: for a lookup, which must not allocate.
+        init(borrowing request: RESPRequest) {
+            arguments = request.arguments
+        }
+
+        /// Copies the arguments into one small buffer, so a stored key does not keep the (much larger)
+        /// receive buffer it was sliced from alive.
+        public init(copying request: RESPRequest) {
+            var storage = ByteBuffer()
+            storage.reserveCapacity(request.arguments.reduce(0) { $0 + $1.readableBytes })
+            var ranges: [(Int, Int)] = []
+            for argument in request.arguments {
+                ranges.append((storage.writerIndex, argument.readableBytes))
+                storage.writeImmutableBuffer(argument)
+            }
+            arguments = ranges.map { storage.getSlice(at: $0.0, length: $0.1)! }
+        }
+
+        var byteCount: Int { arguments.reduce(0) { $0 + $1.readableBytes } }
+
+        // Hashing and comparing go through raw bytes: these run for every request, and views or
+        // iterators over ByteBuffers would retain and release their storage once per byte or element.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(arguments.count)
+            guard let command = arguments.first else { return }
+            command.withUnsafeReadableBytes { bytes in
+                var word: UInt64 = 0
+                for (offset, byte) in bytes.enumerated() {
+                    word |= UInt64(Self.upper(byte)) << (8 * (offset % 8))
+                    if offset % 8 == 7 { hasher.combine(word); word = 0 }
+                }
+                hasher.combine(word)
+            }
+            for index in 1..<arguments.count {
+                hasher.combine(arguments[index].readableBytes)
+                arguments[index].withUnsafeReadableBytes { hasher.combine(bytes: $0) }
+            }
+        }
+
+        public static func == (lhs: Key, rhs: Key) -> Bool {
+            guard lhs.arguments.count == rhs.arguments.count else { return false }
+            guard let left = lhs.arguments.first, let right = rhs.arguments.first else { return true }
+            let sameCommand = left.withUnsafeReadableBytes { left in
+                right.withUnsafeReadableBytes { right in
+                    left.count == right.count && zip(left, right).allSatisfy { upper($0) == upper($1) }
+                }
+            }
+            guard sameCommand else { return false }
+            for index in 1..<lhs.arguments.count where lhs.arguments[index] != rhs.arguments[index] {
+                return false
+            }
+            return true
+        }
+
+        private static func upper(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+        }
+    }
+
+    public struct Statistics: Sendable, Equatable {
+        public var entries: Int
+        public var bytes: Int
+        public var hits: Int
+        /// Memoisable requests that went to the backend (and whose reply was then stored).
+        public var misses: Int
+    }
+
+    private struct Entry {
+        var reply: RESPValue
+        var bytes: Int
+        var expires: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        /// Insertion order, for evicting the oldest entries when over a bound.
+        var order: [Key] = []
+        var orderStart = 0
+        var bytes = 0
+        var hits = 0
+        var misses = 0
+    }
+
+    public let capacity: Int
+    public let maxBytes: Int
+    public let timeToLive: Duration
+    private let state = Mutex(State())
+
+    public init(capacity: Int = 10_000, maxBytes: Int = 64 << 20, timeToLive: Duration = .seconds(30)) {
+        self.capacity = max(0, capacity)
+        self.maxBytes = max(0, maxBytes)
+        self.timeToLive = timeToLive
+    }
+
+    /// The stored reply to `request`, if one is younger than ``timeToLive``. Any request may be asked
+    /// about: only memoisable ones are ever stored.
+    public func reply(to request: RESPRequest) -> RESPValue? {
+        let key = Key(borrowing: request)
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            guard let entry = state.entries[key], entry.expires > now else { return nil }
+            state.hits += 1
+            return entry.reply
+        }
+    }
+
+    /// Keeps a bulk or null reply; anything else (an error) is not an answer worth repeating.
+    public func store(_ reply: RESPValue, for key: Key) {
+        let size: Int
+        switch reply {
+        case .bulkString(let bytes): size = key.byteCount + bytes.readableBytes
+        case .null: size = key.byteCount
+        default: return
+        }
+        guard capacity > 0, size <= maxBytes else { return }
+        let expires = ContinuousClock.now + timeToLive
+        state.withLock { state in
+            state.misses += 1
+            if let previous = state.entries.updateValue(Entry(reply: reply, bytes: size, expires: expires), forKey: key) {
+                state.bytes -= previous.bytes
+            } else {
+                state.order.append(key)
+            }
+            state.bytes += size
+            while state.entries.count > capacity || state.bytes > maxBytes, state.orderStart < state.order.count {
+                if let evicted = state.entries.removeValue(forKey: state.order[state.orderStart]) {
+                    state.bytes -= evicted.bytes
+                }
+                state.orderStart += 1
+            }
+            if state.orderStart > max(64, state.order.count / 2) {
+                state.order.removeFirst(state.orderStart)
+                state.orderStart = 0
+            }
+        }
+    }
+
+    public var statistics: Statistics {
+        state.withLock { Statistics(entries: $0.entries.count, bytes: $0.bytes, hits: $0.hits, misses: $0.misses) }
+    }
+}
