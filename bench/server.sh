@@ -43,7 +43,7 @@ ID=$("$BIN" search "maya bar" --near 60.1721,24.9450 --json 2>/dev/null \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 
 # Default settings, as a user runs it (event loops: half the cores, at least one).
-"$BIN" serve --port "$PLACES_PORT" --idle-timeout 0 --log-level warning 2>"$WORK/serve.log" &
+"$BIN" serve --port "$PLACES_PORT" --log-level warning 2>"$WORK/serve.log" &
 PLACES_PID=$!
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --logfile "$WORK/redis.log" &
 REDIS_PID=$!

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+/// `places serve` as a user runs it: the built binary on an ephemeral port, driven by the real
+/// `redis-cli` (installed by `.ci/run`), stopped by a signal.
+@Suite("places serve", .serialized)
+struct ServeCLITests {
+    static let redisCLI = ["/usr/bin/redis-cli", "/usr/local/bin/redis-cli", "/opt/homebrew/bin/redis-cli"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test func repliesMatchTheCLIAndSIGTERMStopsWithExitZero() throws {
+        let cli = CLIHarness.shared
+        let server = try RunningServer.start(cli)
+        defer { server.kill() }
+        let printed = try cli.run("search", "maya bar", "--near", "60.1721,24.9450", "--json")
+        #expect(printed.status == 0)
+        if let redisCLI = Self.redisCLI {
+            let replied = try Self.run(redisCLI, ["-p", String(server.port), "SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"])
+            #expect(replied == printed.stdoutText, "redis-cli prints the bulk reply followed by a newline, as the CLI does")
+            // The lookup pipeline and the matcher are wired into the binary, not only the index.
+            let score = try Self.run(redisCLI, ["-p", String(server.port), "SCORE", "Maya Bar & Grill", "Maya Bar and Grill"])
+            #expect(score.contains("\"verdict\""))
+            #expect(try Self.run(redisCLI, ["-p", String(server.port), "DETAILS", "osm:node/1"]) == "\n", "a miss is a null bulk")
+        } else {
+            Issue.record("redis-cli is not installed (apt-get install redis-tools); .ci/run installs it")
+        }
+        let status = try server.stop(signal: SIGTERM)
+        #expect(status == 0)
+        #expect(server.stderr.contains("shutting down"))
+    }
+
+    @Test func SIGINTStopsItToo() throws {
+        let server = try RunningServer.start(CLIHarness.shared)
+        defer { server.kill() }
+        #expect(try server.stop(signal: SIGINT) == 0)
+    }
+
+    @Test func aPasswordFromTheEnvironmentIsRequiredAndNeverLogged() throws {
+        let password = "correct horse battery staple"
+        let server = try RunningServer.start(CLIHarness.shared, arguments: ["--requirepass-env", "PLACES_TEST_PASSWORD"],
+                                             environment: ["PLACES_TEST_PASSWORD": password])
+        defer { server.kill() }
+        if let redisCLI = Self.redisCLI {
+            let port = String(server.port)
+            #expect(try Self.run(redisCLI, ["-p", port, "PING"]).hasPrefix("NOAUTH"))
+            #expect(try Self.run(redisCLI, ["-p", port, "--no-auth-warning", "-a", password, "PING"]) == "PONG\n")
+            let info = try Self.run(redisCLI, ["-p", port, "--no-auth-warning", "-a", password, "INFO"])
+            #expect(info.contains("requirepass:yes"))
+            #expect(!info.contains(password))
+        }
+        #expect(try server.stop(signal: SIGTERM) == 0)
+        #expect(!server.stderr.contains(password))
+    }
+
+    @Test(arguments: [
+        (["--port", "70000"], "invalid --port 70000"),
+        (["--event-loops", "0"], "invalid --event-loops 0"),
+        (["--requirepass-env", "PLACES_TEST_UNSET_VARIABLE"], "PLACES_TEST_UNSET_VARIABLE is not set"),
+    ])
+    func badOptionsAreOneLineErrors(arguments: [String], message: String) throws {
+        let result = try CLIHarness.shared.run(arguments: ["serve"] + arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func aTakenPortSaysSo() throws {
+        let first = try RunningServer.start(CLIHarness.shared)
+        defer { first.kill() }
+        let second = try CLIHarness.shared.run("serve", "--port", String(first.port))
+        #expect(second.status == 2)
+        #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"))
+        #expect(try first.stop(signal: SIGTERM) == 0)
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-h", "127.0.0.1"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A `places serve --port 0` child process; the port comes from its "listening" log line.
+final class RunningServer: Sendable {
+    let port: Int
+    private let process: Process
+    private let stderrURL: URL
+
+    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+
+    private init(port: Int, process: Process, stderrURL: URL) {
+        self.port = port
+        self.process = process
+        self.stderrURL = stderrURL
+    }
+
+    static func start(_ cli: CLIHarness, arguments: [String] = [], environment extra: [String: String] = [:]) throws -> RunningServer {
+        let process = Process()
+        process.executableURL = CLIHarness.executable
+        process.arguments = ["serve", "--port", "0"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["PLACES_HOME"] = cli.home.path
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let stderrURL = cli.home.appendingPathComponent("serve-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && process.isRunning {
+            let log = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
+            // `address=[IPv4]127.0.0.1/127.0.0.1:37113 auth=off … places serve listening`
+            if let line = log.split(separator: "\n").first(where: { $0.contains("places serve listening") }),
+               let field = line.split(separator: " ").first(where: { $0.hasPrefix("address=") }),
+               let port = field.split(separator: ":").last.flatMap({ Int($0) }) {
+                return RunningServer(port: port, process: process, stderrURL: stderrURL)
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.terminate()
+        throw ServeFailure(log: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
+    }
+
+    /// Sends `signal` and waits (at most 30 s) for the exit status.
+    func stop(signal: Int32) throws -> Int32 {
+        Foundation.kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        guard !process.isRunning else { throw ServeFailure(log: "still running 30 s after signal \(signal)\n" + stderr) }
+        return process.terminationStatus
+    }
+
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+struct ServeFailure: Error, CustomStringConvertible {
+    let log: String
+    var description: String { "places serve did not start or stop as expected:\n\(log)" }
+}
