@@ -117,7 +117,10 @@ let package = Package(
         .testTarget(name: "PlacesCoreTests", dependencies: ["PlacesCore"]),
         .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"], exclude: ["Fixtures"]),
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
-        .testTarget(name: "LocalProviderTests", dependencies: ["LocalProvider", "PlaceIndex"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "LocalProviderTests",
+            dependencies: ["LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "CacheTests",
             dependencies: ["LookupCache", "BudgetLedger", "SpotStore", .product(name: "GRDB", package: "GRDB.swift")]),

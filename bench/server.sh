@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks `places serve` against a redis-server on the same machine, in the same run, with
 # redis-benchmark (50 clients, unpipelined and -P 16):
-#   DETAILS <id> and SEARCH … on places (cached entries) versus GET on redis-server (same payload size).
+#   DETAILS <id> and SEARCH … on places (cached entries) versus GET on redis-server (same payload size),
+#   and DETAILS on a second places server with the reply memo off (every request reads the index).
 # Prints throughput, p50/p99, the server's CPU time per request (steadier than throughput on a shared
 # machine) and the DETAILS/GET ratio, then the RSS of places serve with 1,000 idle
 # connections, then checks the Python redis client (when `pip install redis` has been done) and SIGTERM.
@@ -16,6 +17,7 @@ SCRATCH=${SCRATCH:-$ROOT/.build-bench-server}
 REQUESTS=${REQUESTS:-200000}
 CLIENTS=50
 PLACES_PORT=${PLACES_PORT:-17878}
+NOMEMO_PORT=${NOMEMO_PORT:-17879}
 REDIS_PORT=${REDIS_PORT:-16379}
 
 for tool in redis-server redis-benchmark redis-cli python3; do
@@ -29,9 +31,11 @@ BIN="$SCRATCH/release/places"
 WORK=$(mktemp -d)
 export PLACES_HOME="$WORK/home"
 PLACES_PID=""
+NOMEMO_PID=""
 REDIS_PID=""
 cleanup() {
   [ -n "$PLACES_PID" ] && kill "$PLACES_PID" 2>/dev/null || true
+  [ -n "$NOMEMO_PID" ] && kill "$NOMEMO_PID" 2>/dev/null || true
   [ -n "$REDIS_PID" ] && kill "$REDIS_PID" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$WORK"
@@ -45,6 +49,9 @@ ID=$("$BIN" search "maya bar" --near 60.1721,24.9450 --json 2>/dev/null \
 # Default settings, as a user runs it (event loops: half the cores, at least one).
 "$BIN" serve --port "$PLACES_PORT" --log-level warning 2>"$WORK/serve.log" &
 PLACES_PID=$!
+# The same with the reply memo off: every DETAILS reads the index (SQLite) and encodes JSON again.
+"$BIN" serve --port "$NOMEMO_PORT" --memo-ttl 0 --log-level warning 2>"$WORK/serve-nomemo.log" &
+NOMEMO_PID=$!
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --logfile "$WORK/redis.log" &
 REDIS_PID=$!
 
@@ -57,6 +64,7 @@ wait_for() {  # port
   exit 1
 }
 wait_for "$PLACES_PORT"
+wait_for "$NOMEMO_PORT"
 wait_for "$REDIS_PORT"
 
 # Warm the cached entries, and give redis a value of the same size as the DETAILS reply.
@@ -73,7 +81,11 @@ cpu_ticks() {  # pid: user + system time in clock ticks
 bench() {  # label port pipeline command…
   local label=$1 port=$2 pipeline=$3 pid before after
   shift 3
-  pid=$([ "$port" = "$PLACES_PORT" ] && echo "$PLACES_PID" || echo "$REDIS_PID")
+  case $port in
+    "$PLACES_PORT") pid=$PLACES_PID ;;
+    "$NOMEMO_PORT") pid=$NOMEMO_PID ;;
+    *) pid=$REDIS_PID ;;
+  esac
   before=$(cpu_ticks "$pid")
   redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" -P "$pipeline" --csv "$@" 2>/dev/null \
     | tail -n 1 | tr -d '"' >"$WORK/bench.csv"
@@ -94,6 +106,7 @@ for pipeline in 1 16; do
     RPS["$label $pipeline"]=$(echo "$line" | awk '{ for (i = 1; i <= NF; i++) if ($(i+1) == "req/s") print $i }')
   done
   bench "places SEARCH ($suffix)" "$PLACES_PORT" "$pipeline" SEARCH "maya bar" NEAR 60.1721 24.9450
+  bench "DETAILS, memo off ($suffix)" "$NOMEMO_PORT" "$pipeline" DETAILS "$ID"
   awk -v d="${RPS["places DETAILS $pipeline"]}" -v g="${RPS["redis GET $pipeline"]}" -v run="$suffix" \
     'BEGIN { printf "ratio DETAILS/GET (%s): %.1f %%  (target >= 50 %%)\n", run, d / g * 100 }'
 done

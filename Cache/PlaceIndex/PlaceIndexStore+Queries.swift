@@ -87,7 +87,8 @@ extension PlaceIndexStore {
     /// The place with this id (POI, address point or city), or `nil`.
     public func place(id: PlaceID) throws -> Place? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM place WHERE id = ?", arguments: [id.description]).map(PlaceRow.place)
+            try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM place WHERE id = ?"), arguments: [id.description])
+                .map(PlaceRow.place).next()
         }
     }
 
@@ -203,11 +204,10 @@ enum CityLookup {
         // Population is worth at most ~15 km (2·log10 of the largest cities), so a 15 km window holds the winner.
         for radius in [15_000.0, 300_000.0] {
             let box = GeoMath.boundingBox(around: coordinate, radius: radius)
-            let cities = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT c.* FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
-                JOIN city c ON c.geonameid = CAST(substr(p.id, 10) AS INTEGER)
-                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.kind = 'city'
-                """), arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]).map(city)
+            let cities = try Array(Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT c.* FROM city_rtree r CROSS JOIN city c ON c.geonameid = r.id
+                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?
+                """), arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]).map(city))
             let scored = cities.map { city -> (city: IndexedCity, distance: Double) in
                 (city, GeoMath.distance(coordinate, city.coordinate))
             }.filter { $0.distance <= radius }
@@ -231,16 +231,21 @@ enum CityLookup {
 }
 
 /// A `place` row back into a ``Place``.
+///
+/// Index rows (here and in ``CityLookup``) are decoded while a cursor stands on them, never from
+/// `fetchAll`/`fetchOne` copies: a copied row finds a column by lower-casing every column name on each
+/// access (GRDB 7), which made reading two dozen columns by name the costliest part of a DETAILS. A
+/// cursor's row looks names up in a table built once per statement.
 enum PlaceRow {
     /// Full rows for `rowids`, in that order. Queries rank light (rowid, position, score) rows first
     /// and only build ``Place`` values for the few they return.
     static func fetch(_ db: Database, rowids: [Int64]) throws -> [Place] {
         guard !rowids.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: rowids.count).joined(separator: ",")
-        let rows = try Row.fetchAll(db, sql: "SELECT * FROM place WHERE rowid IN (\(placeholders))",
-                                    arguments: StatementArguments(rowids))
+        let rows = try Row.fetchCursor(db, sql: "SELECT * FROM place WHERE rowid IN (\(placeholders))",
+                                       arguments: StatementArguments(rowids))
         var byRowid: [Int64: Place] = [:]
-        for row in rows { byRowid[row["rowid"]] = place(row) }
+        while let row = try rows.next() { byRowid[row["rowid"]] = place(row) }
         return rowids.compactMap { byRowid[$0] }
     }
 

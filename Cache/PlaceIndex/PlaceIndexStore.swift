@@ -6,7 +6,8 @@ import PlacesCore
 ///
 /// Names are in an FTS5 table (`unicode61 remove_diacritics 2` with prefix indexes, so "cafe"
 /// finds "Café" and "caf" completes it), positions in one R*Tree (POIs, address points and cities),
-/// and GeoNames cities also in their own table (population, zone, country) for reverse geocoding. Schema changes go only through ``migrator``.
+/// and GeoNames cities also in their own table (population, zone, country) with an R*Tree of their
+/// own for reverse geocoding. Schema changes go only through ``migrator``.
 ///
 /// ```swift
 /// let index = try PlaceIndexStore(path: URL(fileURLWithPath: "index.sqlite"))
@@ -141,6 +142,14 @@ public final class PlaceIndexStore: Sendable {
         migrator.registerMigration("v2: searchable keywords kept with the place") { db in
             // Imports fill the FTS table in one INSERT … SELECT at the end, which needs the words on the row.
             try db.execute(sql: "ALTER TABLE place ADD COLUMN keywords TEXT NOT NULL DEFAULT ''")
+        }
+        migrator.registerMigration("v3: cities in an R*Tree of their own") { db in
+            // Finding the city of a point searched the shared R*Tree, where a 15 km box around a
+            // city holds every imported POI too, each read back only to be dropped as not a city.
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE city_rtree USING rtree(id, min_lat, max_lat, min_lon, max_lon);
+                INSERT INTO city_rtree (id, min_lat, max_lat, min_lon, max_lon) SELECT geonameid, lat, lat, lon, lon FROM city;
+                """)
         }
         return migrator
     }

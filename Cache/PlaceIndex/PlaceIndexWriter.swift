@@ -16,6 +16,7 @@ public final class PlaceIndexWriter {
             "DELETE FROM place_fts WHERE rowid IN (SELECT rowid FROM place WHERE source = ?)",
             "DELETE FROM place_rtree WHERE id IN (SELECT rowid FROM place WHERE source = ?)",
             "DELETE FROM place WHERE source = ?",
+            "DELETE FROM city_rtree WHERE id IN (SELECT geonameid FROM city WHERE source = ?)",
             "DELETE FROM city WHERE source = ?",
             "DELETE FROM source WHERE name = ?",
         ] {
@@ -30,6 +31,11 @@ public final class PlaceIndexWriter {
         try db.execute(sql: """
             INSERT INTO place_rtree (id, min_lat, max_lat, min_lon, max_lon)
             SELECT rowid, lat, lat, lon, lon FROM place WHERE source = ?
+            """, arguments: [source])
+        // OR REPLACE: a city another source had is now this source's row, at its new position.
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO city_rtree (id, min_lat, max_lat, min_lon, max_lon)
+            SELECT geonameid, lat, lat, lon, lon FROM city WHERE source = ?
             """, arguments: [source])
         try db.execute(sql: """
             INSERT INTO place_fts (rowid, name, brand, keywords)
@@ -69,8 +75,9 @@ public final class PlaceIndexWriter {
         }
     }
 
-    /// Adds or replaces one GeoNames city in the reverse-geocoding table. Its searchable ``Place``
-    /// (id `geonames:N`, kind `.city`) is inserted separately and is what puts it in the R*Tree.
+    /// Adds or replaces one GeoNames city in the reverse-geocoding table; it is found by position once
+    /// ``finishSource(_:kind:places:cities:)`` runs. Its searchable ``Place`` (id `geonames:N`, kind
+    /// `.city`) is inserted separately.
     public func insert(_ city: IndexedCity, source: String) throws {
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO city (geonameid, source, name, ascii_name, lat, lon, feature_code, country_code, admin1,

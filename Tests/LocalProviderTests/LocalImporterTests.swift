@@ -1,6 +1,7 @@
 import Foundation
+import GRDB
 import LocalProvider
-import PlaceIndex
+@testable import PlaceIndex
 import PlacesCore
 import Testing
 
@@ -33,6 +34,40 @@ import Testing
         _ = try importer.importFile(TestData.geoNamesText)
         #expect(try index.counts() == first)
         #expect(try index.search(text: "maya bar").count == 1)
+    }
+
+    @Test func citiesStayFindableWhenAnotherFileTakesThemOverAndIsReimported() throws {
+        let index = try PlaceIndexStore.inMemory()
+        let importer = LocalImporter(index: index)
+        let kallio = Coordinate(latitude: 60.1841, longitude: 24.9497)
+        _ = try importer.importFile(TestData.geoNamesText)
+        let expected = try #require(try index.cities(near: [kallio])[0])
+        #expect(expected.name == "Helsinki")
+        // The .gz holds the same cities under another source name: its rows replace the first file's.
+        _ = try importer.importFile(TestData.geoNamesGzip)
+        _ = try importer.importFile(TestData.geoNamesText)
+        _ = try importer.importFile(TestData.geoNamesText)
+        #expect(try index.cities(near: [kallio])[0] == expected)
+        #expect(try index.counts().cities == 12)
+    }
+
+    @Test func anIndexFromBeforeTheCityRTreeGainsItWhenOpened() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-v2-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("index.sqlite")
+        let old = try DatabaseQueue(path: path.path)
+        try PlaceIndexStore.migrator.migrate(old, upTo: "v2: searchable keywords kept with the place")
+        try old.write { db in
+            try db.execute(sql: """
+                INSERT INTO city (geonameid, source, name, ascii_name, lat, lon, country_code, population, time_zone)
+                VALUES (658225, 'cities1000.txt', 'Helsinki', 'Helsinki', 60.16952, 24.93545, 'FI', 558457, 'Europe/Helsinki')
+                """)
+        }
+        try old.close()
+        let index = try PlaceIndexStore(path: path)
+        let city = try #require(try index.cities(near: [Coordinate(latitude: 60.17, longitude: 24.94)])[0])
+        #expect(city.name == "Helsinki" && city.timeZone == "Europe/Helsinki")
     }
 
     @Test func truncatedExtractFailsAndLeavesTheIndexAsItWas() throws {

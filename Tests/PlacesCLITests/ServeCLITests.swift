@@ -55,6 +55,7 @@ struct ServeCLITests {
     @Test(arguments: [
         (["--port", "70000"], "invalid --port 70000"),
         (["--event-loops", "0"], "invalid --event-loops 0"),
+        (["--memo-ttl=-1"], "invalid --memo-ttl -1"),
         (["--requirepass-env", "PLACES_TEST_UNSET_VARIABLE"], "PLACES_TEST_UNSET_VARIABLE is not set"),
     ])
     func badOptionsAreOneLineErrors(arguments: [String], message: String) throws {

@@ -56,6 +56,11 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("Event-loop threads (default: half the cores, at least one).", valueName: "N"))
     var eventLoops = ServerConfiguration.defaultEventLoopCount
 
+    @Option(name: .customLong("memo-ttl"),
+            help: ArgumentHelp("Repeat identical read replies from memory for this many seconds; 0 turns the memo off "
+                               + "(an index re-import then shows at once).", valueName: "S"))
+    var memoTimeToLive = 30
+
     @OptionGroup var state: StateOptions
 
     func run() async throws {
@@ -63,6 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard (0...65_535).contains(port) else { throw InputError("invalid --port \(port): expected 0…65535") }
             guard maxClients >= 1 else { throw InputError("invalid --max-clients \(maxClients): expected 1 or more") }
             guard eventLoops >= 1 else { throw InputError("invalid --event-loops \(eventLoops): expected 1 or more") }
+            guard memoTimeToLive >= 0 else { throw InputError("invalid --memo-ttl \(memoTimeToLive): expected seconds, 0 or more") }
             guard idleTimeout >= 0 else { throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0 or more") }
             guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
                 throw InputError("invalid --log-level '\(logLevel)': expected trace, debug, info, notice, warning, error or critical")
@@ -95,7 +101,8 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = ServerConfiguration(
                 host: host, port: port, password: password, maxClients: maxClients,
                 idleTimeoutSeconds: idleTimeout, eventLoopCount: eventLoops, version: PlacesVersion.string)
-            let server = PlacesServer(configuration: configuration, backend: backend, logger: logger)
+            let memo = ReplyMemo(capacity: memoTimeToLive == 0 ? 0 : 10_000, timeToLive: .seconds(memoTimeToLive))
+            let server = PlacesServer(configuration: configuration, backend: backend, logger: logger, memo: memo)
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             do {
                 try await group.run()

@@ -229,6 +229,17 @@ import Testing
         try await server.stop()
     }
 
+    @Test func withTheMemoOffEveryReadReachesTheBackend() async throws {
+        let server = try await TestServer.start(memo: ReplyMemo(capacity: 0))
+        let client = try RawClient(port: server.port)
+        try client.send("DETAILS geonames:658225\r\nDETAILS geonames:658225\r\n")
+        let replies = try await client.replies(2)
+        #expect(replies[0] == replies[1])
+        #expect(server.server.metrics.snapshot.backendCalls == 2)
+        #expect(server.server.metrics.snapshot.answeredFromMemory == 0)
+        try await server.stop()
+    }
+
     @Test func writesAndErrorsAreNeverRepeatedFromMemory() async throws {
         let server = try await TestServer.start()
         let client = try RawClient(port: server.port)
