@@ -78,8 +78,8 @@ cpu_ticks() {  # pid: user + system time in clock ticks
 }
 
 # redis-benchmark --csv: "test","rps","avg","min","p50","p95","p99","max"
-bench() {  # label port pipeline command…
-  local label=$1 port=$2 pipeline=$3 pid before after
+bench() {  # label port pipeline command…   (requests: $REQUESTS, or $n when set)
+  local label=$1 port=$2 pipeline=$3 pid before after requests=${n:-$REQUESTS}
   shift 3
   case $port in
     "$PLACES_PORT") pid=$PLACES_PID ;;
@@ -87,10 +87,10 @@ bench() {  # label port pipeline command…
     *) pid=$REDIS_PID ;;
   esac
   before=$(cpu_ticks "$pid")
-  redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" -P "$pipeline" --csv "$@" 2>/dev/null \
+  redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$requests" -P "$pipeline" --csv "$@" 2>/dev/null \
     | tail -n 1 | tr -d '"' >"$WORK/bench.csv"
   after=$(cpu_ticks "$pid")
-  awk -F, -v label="$label" -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$REQUESTS" \
+  awk -F, -v label="$label" -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
     '{ printf "%-28s %9.0f req/s   p50 %.3f ms   p99 %.3f ms   server CPU %.2f us/req\n", label, $2, $5, $7, ticks / hz * 1e6 / n }' \
     "$WORK/bench.csv"
 }
@@ -106,7 +106,7 @@ for pipeline in 1 16; do
     RPS["$label $pipeline"]=$(echo "$line" | awk '{ for (i = 1; i <= NF; i++) if ($(i+1) == "req/s") print $i }')
   done
   bench "places SEARCH ($suffix)" "$PLACES_PORT" "$pipeline" SEARCH "maya bar" NEAR 60.1721 24.9450
-  bench "DETAILS, memo off ($suffix)" "$NOMEMO_PORT" "$pipeline" DETAILS "$ID"
+  n=$((REQUESTS / 20)) bench "DETAILS, memo off ($suffix)" "$NOMEMO_PORT" "$pipeline" DETAILS "$ID"
   awk -v d="${RPS["places DETAILS $pipeline"]}" -v g="${RPS["redis GET $pipeline"]}" -v run="$suffix" \
     'BEGIN { printf "ratio DETAILS/GET (%s): %.1f %%  (target >= 50 %%)\n", run, d / g * 100 }'
 done

@@ -1,10 +1,11 @@
 import Foundation
 import LocalProvider
 import PlaceIndex
+import PlacesApp
 import PlacesCore
 
 /// `places-bench local [DATA_DIR]`: import throughput of the Helsinki extract and the full GeoNames
-/// cities1000 dump, then search/nearby/reverse/suggest latency over an on-disk index holding both.
+/// cities1000 dump, then search/nearby/reverse/suggest/details latency over an on-disk index holding both.
 enum LocalBenchmark {
     static func run(arguments: [String]) async throws {
         let dataDirectory = arguments.first.map { URL(fileURLWithPath: $0) } ?? defaultDataDirectory()
@@ -52,6 +53,14 @@ enum LocalBenchmark {
         try measure("local.reverse", iterations) { _ in _ = try index.reverse(randomPoint()) }
         let prefixes = ["m", "ma", "may", "maya b", "kia", "hel", "sto", "caf", "stri", "bur"]
         try measure("local.suggest", iterations) { i in _ = try index.suggest(prefix: prefixes[i % prefixes.count], near: center) }
+        // What `places details --json` and an uncached server DETAILS do: read the place, give it its
+        // city's time zone (for opening hours), encode the JSON.
+        let ids = try index.nearby(center: center, radius: 2_000, limit: 500).map(\.id)
+        try measure("local.details", iterations) { i in
+            var place = try index.place(id: ids[i % ids.count])!
+            place.timeZone = try index.cities(near: [place.coordinate])[0]?.timeZone
+            _ = try PlacesJSON.place(place)
+        }
     }
 
     private static func measure(_ name: String, _ iterations: Int, _ body: (Int) throws -> Void) throws {

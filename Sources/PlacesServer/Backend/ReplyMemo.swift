@@ -8,6 +8,9 @@ import Synchronization
 ///
 /// Two spellings of one query (`near` and `NEAR`, `60.17` and `60.170`) are two entries with the same
 /// answer: cheaper than normalising every request before the lookup.
+///
+/// Identical requests that miss at the same time share one computation (``sharedReply(for:computing:)``):
+/// when a hot entry expires under load, fifty clients asking for it cost one index read, not fifty.
 public final class ReplyMemo: Sendable {
     /// A request as memo key: the command name compared without regard to case, the arguments byte for byte.
     public struct Key: Hashable, Sendable {
@@ -94,6 +97,32 @@ public final class ReplyMemo: Sendable {
         var bytes = 0
         var hits = 0
         var misses = 0
+        var inFlight: [Key: Flight] = [:]
+    }
+
+    /// One computation in progress, and the identical requests waiting for its reply.
+    private final class Flight: Sendable {
+        private let state = Mutex<(reply: RESPValue?, waiters: [CheckedContinuation<RESPValue, Never>])>((nil, []))
+
+        func wait() async -> RESPValue {
+            await withCheckedContinuation { waiter in
+                let ready = state.withLock { state -> RESPValue? in
+                    if let reply = state.reply { return reply }
+                    state.waiters.append(waiter)
+                    return nil
+                }
+                if let ready { waiter.resume(returning: ready) }
+            }
+        }
+
+        func finish(with reply: RESPValue) {
+            let waiters = state.withLock { state in
+                state.reply = reply
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: reply) }
+        }
     }
 
     public let capacity: Int
@@ -116,6 +145,38 @@ public final class ReplyMemo: Sendable {
             guard let entry = state.entries[key], entry.expires > now else { return nil }
             state.hits += 1
             return entry.reply
+        }
+    }
+
+    /// The reply to the request `key` stands for: computed by `compute`, unless an identical request
+    /// is already being computed, whose reply (an error included) is then shared. A bulk or null reply
+    /// is stored for the next requests.
+    public func sharedReply(for key: Key, computing compute: () async -> RESPValue) async -> RESPValue {
+        enum Role {
+            case answered(RESPValue)
+            case leader(Flight)
+            case follower(Flight)
+        }
+        let now = ContinuousClock.now
+        let role = state.withLock { state -> Role in
+            // Stored since this request missed on the event loop: an identical one was just answered.
+            if let entry = state.entries[key], entry.expires > now { return .answered(entry.reply) }
+            if let flight = state.inFlight[key] { return .follower(flight) }
+            let flight = Flight()
+            state.inFlight[key] = flight
+            return .leader(flight)
+        }
+        switch role {
+        case .answered(let reply):
+            return reply
+        case .follower(let flight):
+            return await flight.wait()
+        case .leader(let flight):
+            let reply = await compute()
+            store(reply, for: key)
+            state.withLock { _ = $0.inFlight.removeValue(forKey: key) }
+            flight.finish(with: reply)
+            return reply
         }
     }
 

@@ -30,11 +30,11 @@ public struct CommandExecutor: Sendable {
     }
 
     /// Runs a call; failures become `-ERR` replies that say what to do, never a stack or a secret.
-    /// - Parameter memoKey: where to keep the reply for the next identical request (memoisable calls only).
+    /// - Parameter memoKey: the request as memo key, for memoisable calls: identical requests in flight
+    ///   share one backend call, and the reply is kept for the next ones.
     public func reply(_ call: BackendCall, memoKey: ReplyMemo.Key? = nil) async -> RESPValue {
-        let reply = await run(call)
-        if let memoKey { memo.store(reply, for: memoKey) }
-        return reply
+        guard let memoKey else { return await run(call) }
+        return await memo.sharedReply(for: memoKey) { await run(call) }
     }
 
     private func run(_ call: BackendCall) async -> RESPValue {

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import Testing
 @testable import PlacesServer
@@ -82,4 +83,44 @@ import Testing
         #expect(memo.reply(to: RESPRequest(["DETAILS", "999"])) == .bulk("999"))
         #expect(memo.reply(to: RESPRequest(["DETAILS", "991"])) == nil)
     }
+
+    @Test func identicalRequestsInFlightShareOneComputation() async throws {
+        let memo = ReplyMemo()
+        let gate = Gate()
+        let computations = Counter()
+        let key = ReplyMemo.Key(copying: RESPRequest(["SEARCH", "hot"]))
+        let replies = await withTaskGroup(of: RESPValue.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await memo.sharedReply(for: key) {
+                        computations.increment()
+                        await gate.pass()
+                        return .bulk("[]")
+                    }
+                }
+            }
+            await gate.waitUntilEntered()
+            try? await Task.sleep(for: .milliseconds(50))  // let the other nineteen join the flight
+            gate.open()
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(replies == Array(repeating: .bulk("[]"), count: 20))
+        #expect(computations.value == 1)
+        #expect(memo.statistics.entries == 1)
+    }
+
+    @Test func aSharedErrorIsNotStored() async {
+        let memo = ReplyMemo()
+        let key = ReplyMemo.Key(copying: RESPRequest(["SEARCH", "x"]))
+        #expect(await memo.sharedReply(for: key) { .error("ERR upstream timed out") } == .error("ERR upstream timed out"))
+        #expect(await memo.sharedReply(for: key) { .bulk("[]") } == .bulk("[]"), "the next request computes afresh")
+    }
+}
+
+/// Counts calls from any task.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
 }

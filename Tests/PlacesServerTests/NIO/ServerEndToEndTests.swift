@@ -229,6 +229,24 @@ import Testing
         try await server.stop()
     }
 
+    @Test func identicalReadsInFlightOnTwoConnectionsShareOneBackendCall() async throws {
+        let backend = FakeBackend()
+        let server = try await TestServer.start(backend: backend)
+        let first = try RawClient(port: server.port)
+        let second = try RawClient(port: server.port)
+        try first.send("SEARCH gated\r\n")
+        await backend.gate.waitUntilEntered()
+        try second.send("search gated\r\n")
+        for _ in 0..<500 where server.server.metrics.snapshot.commandsProcessed < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        backend.gate.open()
+        #expect(try await first.reply() == .bulk("[]"))
+        #expect(try await second.reply() == .bulk("[]"))
+        #expect(server.server.metrics.snapshot.backendCalls == 1)
+        try await server.stop()
+    }
+
     @Test func withTheMemoOffEveryReadReachesTheBackend() async throws {
         let server = try await TestServer.start(memo: ReplyMemo(capacity: 0))
         let client = try RawClient(port: server.port)
