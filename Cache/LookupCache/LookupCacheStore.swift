@@ -119,13 +119,15 @@ public final class LookupCacheStore: Sendable {
             let statement = try db.cachedStatement(sql: """
                 SELECT kind, payload, providers, stored_at, expires_at, last_used_at FROM entry WHERE key = ?
                 """)
-            guard let row = try Row.fetchOne(statement, arguments: [key]) else { return nil }
-            let providers = (row["providers"] as String).split(separator: ",").map(String.init)
-            let entry = CachedEntry(
-                key: key, kind: CacheEntryKind(rawValue: row["kind"]) ?? .answer, payload: row["payload"],
-                providers: providers, storedAt: Date(timeIntervalSince1970: row["stored_at"]),
-                expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
-            return (entry, row["last_used_at"])
+            // Decoded on the cursor: a copied row (`fetchOne`) lower-cases every column name on each named access.
+            return try Row.fetchCursor(statement, arguments: [key]).map { row -> (CachedEntry, Double) in
+                let providers = (row["providers"] as String).split(separator: ",").map(String.init)
+                let entry = CachedEntry(
+                    key: key, kind: CacheEntryKind(rawValue: row["kind"]) ?? .answer, payload: row["payload"],
+                    providers: providers, storedAt: Date(timeIntervalSince1970: row["stored_at"]),
+                    expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+                return (entry, row["last_used_at"])
+            }.next()
         }
         guard let (entry, lastUsed) = found else { return nil }
         if now.timeIntervalSince1970 - lastUsed >= configuration.touchInterval {

@@ -153,17 +153,17 @@ public final class SpotStore: Sendable {
 
     public func spot(id: UUID) throws -> Spot? {
         try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM spot WHERE id = ?", arguments: [id.storeKey]).map(Self.spot(from:))
+            try Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id = ?", arguments: [id.storeKey]).map(Self.spot(from:)).next()
         }
     }
 
     /// Spots attached to `placeID`: how `add --from` notices a place saved already.
     public func spots(attachedTo placeID: PlaceID) throws -> [Spot] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Array(Row.fetchCursor(db, sql: """
                 SELECT spot.* FROM spot_place JOIN spot ON spot.rowid = spot_place.spot_rowid
                 WHERE spot_place.place_id = ? ORDER BY spot.created_at
-                """, arguments: [placeID.description]).map(Self.spot(from:))
+                """, arguments: [placeID.description]).map(Self.spot(from:)))
         }
     }
 
@@ -178,9 +178,11 @@ public final class SpotStore: Sendable {
                 """)
             return try spots.map { spot in
                 var found: [Spot] = []
-                if let row = try Row.fetchOne(byID, arguments: [spot.id.storeKey]) { found.append(try Self.spot(from: row)) }
+                if let same = try Row.fetchCursor(byID, arguments: [spot.id.storeKey]).map(Self.spot(from:)).next() {
+                    found.append(same)
+                }
                 for placeID in spot.placeIDs {
-                    found += try Row.fetchAll(byPlace, arguments: [placeID.description]).map(Self.spot(from:))
+                    found += try Array(Row.fetchCursor(byPlace, arguments: [placeID.description]).map(Self.spot(from:)))
                 }
                 let near = try Self.candidates(spot.coordinate, radius: radius, db).filter { $0.distance <= radius }
                 found += try Self.load(near.sorted { $0.distance < $1.distance }, center: spot.coordinate, db).map(\.spot)
@@ -219,7 +221,7 @@ public final class SpotStore: Sendable {
         case .recent: "updated_at DESC, id"
         }
         let sql = "SELECT * FROM spot \(whereClause) ORDER BY \(order)"
-        var spots = try pool.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.spot(from:)) }
+        var spots = try pool.read { db in try Array(Row.fetchCursor(db, sql: sql, arguments: arguments).map(Self.spot(from:))) }
         if filter.sort == .distance, let reference = filter.reference {
             spots = spots.map { ($0, GeoMath.distance(reference, $0.coordinate)) }
                 .sorted { $0.1 < $1.1 }.map(\.0)
@@ -268,16 +270,19 @@ public final class SpotStore: Sendable {
 
     /// Every spot, oldest first: what export writes.
     public func allSpots() throws -> [Spot] {
-        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM spot ORDER BY created_at, id").map(Self.spot(from:)) }
+        try pool.read { db in try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot ORDER BY created_at, id").map(Self.spot(from:))) }
     }
 
     /// Every spot's id, name and point, for the watcher (no snapshot decoding).
     public func allPoints() throws -> [SpotPoint] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, lat, lon FROM spot").compactMap { row in
-                guard let id = UUID(uuidString: row["id"]) else { return nil }
-                return SpotPoint(id: id, name: row["name"], coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]))
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, name, lat, lon FROM spot")
+            var points: [SpotPoint] = []
+            while let row = try rows.next() {
+                guard let id = UUID(uuidString: row["id"]) else { continue }
+                points.append(SpotPoint(id: id, name: row["name"], coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"])))
             }
+            return points
         }
     }
 
@@ -296,8 +301,8 @@ public final class SpotStore: Sendable {
         if let spot { conditions.append("spot_id = ?"); _ = arguments.append(contentsOf: [spot.storeKey]) }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM visit \(whereClause) ORDER BY time, id", arguments: arguments)
-                .map(Self.visit(from:))
+            try Array(Row.fetchCursor(db, sql: "SELECT * FROM visit \(whereClause) ORDER BY time, id", arguments: arguments)
+                .map(Self.visit(from:)))
         }
     }
 
@@ -306,15 +311,16 @@ public final class SpotStore: Sendable {
     static func resolve(_ reference: String, _ db: Database) throws -> Spot {
         let key = reference.trimmingCharacters(in: .whitespaces).lowercased()
         if let id = UUID(uuidString: key),
-           let row = try Row.fetchOne(db, sql: "SELECT * FROM spot WHERE id = ?", arguments: [id.storeKey]) {
-            return try spot(from: row)
+           let spot = try Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id = ?", arguments: [id.storeKey]).map(spot(from:)).next() {
+            return spot
         }
         guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw InputError("unknown spot '\(reference)': give its id (or the first 4+ characters of it) as printed by `places spots list`")
         }
-        let rows = try Row.fetchAll(db, sql: "SELECT * FROM spot WHERE id LIKE ? || '%' LIMIT 2", arguments: [key])
-        switch rows.count {
-        case 1: return try spot(from: rows[0])
+        let spots = try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id LIKE ? || '%' LIMIT 2", arguments: [key])
+            .map(spot(from:)))
+        switch spots.count {
+        case 1: return spots[0]
         case 0: throw InputError("unknown spot '\(reference)': no saved spot has that id; see `places spots list`")
         default: throw InputError("ambiguous spot id '\(reference)': several spots start with it; type more characters")
         }
@@ -368,6 +374,9 @@ public final class SpotStore: Sendable {
         ]
     }
 
+    /// Decodes the row a cursor stands on. Rows are never decoded from `fetchAll`/`fetchOne` copies: a
+    /// copied row finds a column by lower-casing every column name on each access (GRDB 7), which made
+    /// `spots near` spend most of its time naming columns.
     static func spot(from row: Row) throws -> Spot {
         guard let id = UUID(uuidString: row["id"]) else { throw InputError("corrupt spot row: bad id \(row["id"] as String)") }
         var snapshot: SpotSnapshot?
@@ -429,9 +438,8 @@ public final class SpotStore: Sendable {
     private static func load(_ hits: [Candidate], center: Coordinate, _ db: Database) throws -> [SpotDistance] {
         let statement = try db.cachedStatement(sql: "SELECT * FROM spot WHERE rowid = ?")
         return try hits.compactMap { hit in
-            guard let row = try Row.fetchOne(statement, arguments: [hit.rowid]) else { return nil }
-            let spot = try spot(from: row)
-            return SpotDistance(spot: spot, center: center)
+            try Row.fetchCursor(statement, arguments: [hit.rowid]).map(spot(from:)).next()
+                .map { SpotDistance(spot: $0, center: center) }
         }
     }
 }
