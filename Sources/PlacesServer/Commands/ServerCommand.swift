@@ -1,10 +1,13 @@
+import NIOCore
 import PlacesCore
 
 /// A request understood: the command and its typed arguments. Parsing is pure, so every syntax rule
 /// is tested without a socket, and a syntax error is an `-ERR` reply that keeps the connection open.
 public enum ServerCommand: Equatable, Sendable {
-    case ping(String?)
-    case echo(String)
+    /// PING's and ECHO's messages are raw bytes: clients use them as markers (`redis-cli --pipe` ends its
+    /// batch with an ECHO of 20 random bytes and waits for exactly those bytes back).
+    case ping(ByteBuffer?)
+    case echo(ByteBuffer)
     case auth(username: String?, password: [UInt8])
     case quit
     /// `HELLO [protover [AUTH username password] [SETNAME name]]`.
@@ -41,8 +44,8 @@ public enum ServerCommand: Equatable, Sendable {
         }
         var reader = ArgumentReader(command: spec, arguments: args)
         switch name {
-        case "PING": return .ping(args.first)
-        case "ECHO": return .echo(args[0])
+        case "PING": return .ping(request.arguments.dropFirst().first)
+        case "ECHO": return .echo(request.arguments[1])
         case "AUTH":
             let password = Array(request.arguments.last!.readableBytesView)
             return .auth(username: args.count == 2 ? args[0] : nil, password: password)

@@ -77,8 +77,8 @@ public struct ConnectionStateMachine: Sendable {
             }
         }
         switch command {
-        case .ping(let message): return .reply(message.map { .bulk($0) } ?? .simpleString("PONG"))
-        case .echo(let message): return .reply(.bulk(message))
+        case .ping(let message): return .reply(message.map { .bulkString($0) } ?? .simpleString("PONG"))
+        case .echo(let message): return .reply(.bulkString(message))
         case .auth(let username, let given):
             guard let password else { return .reply(.error(Self.noPasswordConfigured)) }
             guard username == nil || username == "default", Self.constantTimeEqual(given, password) else {

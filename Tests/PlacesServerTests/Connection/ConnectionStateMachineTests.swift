@@ -73,6 +73,14 @@ import NIOCore
         #expect(machine.received(RESPRequest(["PING", "hi"])) == .reply(.bulk("hi")))
     }
 
+    /// `redis-cli --pipe` ends a batch with ECHO of 20 random bytes and waits for exactly those bytes.
+    @Test func echoAndPingReturnTheirBytesUntouchedEvenWhenNotUTF8() {
+        var machine = ConnectionStateMachine(password: nil)
+        let marker = ByteBuffer(bytes: [0x1E, 0x69, 0xB8, 0xB0, 0xDD, 0xFF, 0x00, 0xC3])
+        #expect(machine.received(RESPRequest(arguments: [ByteBuffer(string: "ECHO"), marker])) == .reply(.bulkString(marker)))
+        #expect(machine.received(RESPRequest(arguments: [ByteBuffer(string: "PING"), marker])) == .reply(.bulkString(marker)))
+    }
+
     /// redis-py 8 and `redis-cli -3` open with `HELLO 3` and do not fall back when it is refused.
     @Test func helloAnswersTheServerMapForProtocolsTwoAndThree() {
         var machine = ConnectionStateMachine(password: nil)

@@ -56,6 +56,11 @@ import Testing
         try client.send(wire)
         let replies = try await client.replies(1_000)
         #expect(replies == expected)
+        // The same batch through redis-cli's pipe mode, which sends everything at once and counts the replies.
+        if RedisCLI.path != nil {
+            let summary = try await RedisCLI.run(port: server.port, ["--pipe"], stdin: wire)
+            #expect(summary.contains("errors: 0, replies: 1000"), "\(summary)")
+        }
         try await server.stop()
     }
 
@@ -91,6 +96,25 @@ import Testing
         let (text, closed) = await client.readToEnd()
         #expect(text == "-ERR Protocol error: too big inline request\r\n")
         #expect(closed)
+        try await server.stop()
+    }
+
+    @Test func aBulkArgumentOverOneMebibyteIsRefused() async throws {
+        let server = try await TestServer.start()
+        if RedisCLI.path != nil {
+            // -x: redis-cli sends its standard input as the last argument, here 1 MiB + 1 byte.
+            let output = try await RedisCLI.run(port: server.port, ["-x", "SEARCH"],
+                                                stdin: String(repeating: "a", count: 1_048_577))
+            #expect(output.contains("ERR Protocol error: invalid bulk length"), "\(output)")
+        }
+        let client = try RawClient(port: server.port)
+        try client.send("*2\r\n$6\r\nSEARCH\r\n$1048577\r\n")
+        let (text, closed) = await client.readToEnd()
+        #expect(text == "-ERR Protocol error: invalid bulk length\r\n")
+        #expect(closed)
+        let exact = try RawClient(port: server.port)
+        try exact.send("*2\r\n$4\r\nECHO\r\n$1048576\r\n" + String(repeating: "b", count: 1_048_576) + "\r\n")
+        #expect(try await exact.reply().text?.count == 1_048_576, "exactly 1 MiB is allowed")
         try await server.stop()
     }
 
