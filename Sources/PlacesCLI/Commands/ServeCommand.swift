@@ -53,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel = "info"
 
     @Option(name: .customLong("event-loops"),
-            help: ArgumentHelp("Event-loop threads (default: half the cores, at least one).", valueName: "N"))
+            help: ArgumentHelp("Event-loop threads; the default is half the cores on this machine, at least one.", valueName: "N"))
     var eventLoops = ServerConfiguration.defaultEventLoopCount
 
     @Option(name: .customLong("memo-ttl"),
