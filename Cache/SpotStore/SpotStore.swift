@@ -153,7 +153,7 @@ public final class SpotStore: Sendable {
 
     public func spot(id: UUID) throws -> Spot? {
         try pool.read { db in
-            try Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id = ?", arguments: [id.storeKey]).map(Self.spot(from:)).next()
+            try Self.spot(id: id, db)
         }
     }
 
@@ -172,15 +172,12 @@ public final class SpotStore: Sendable {
     public func duplicateCandidates(for spots: [Spot], radius: Double) throws -> [[Spot]] {
         try pool.read { db in
             guard try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0 > 0 else { return spots.map { _ in [] } }
-            let byID = try db.cachedStatement(sql: "SELECT * FROM spot WHERE id = ?")
             let byPlace = try db.cachedStatement(sql: """
                 SELECT spot.* FROM spot_place JOIN spot ON spot.rowid = spot_place.spot_rowid WHERE spot_place.place_id = ?
                 """)
             return try spots.map { spot in
                 var found: [Spot] = []
-                if let same = try Row.fetchCursor(byID, arguments: [spot.id.storeKey]).map(Self.spot(from:)).next() {
-                    found.append(same)
-                }
+                if let same = try Self.spot(id: spot.id, db) { found.append(same) }
                 for placeID in spot.placeIDs {
                     found += try Array(Row.fetchCursor(byPlace, arguments: [placeID.description]).map(Self.spot(from:)))
                 }
@@ -308,10 +305,14 @@ public final class SpotStore: Sendable {
 
     // MARK: Rows
 
+    static func spot(id: UUID, _ db: Database) throws -> Spot? {
+        try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM spot WHERE id = ?"), arguments: [id.storeKey])
+            .map(spot(from:)).next()
+    }
+
     static func resolve(_ reference: String, _ db: Database) throws -> Spot {
         let key = reference.trimmingCharacters(in: .whitespaces).lowercased()
-        if let id = UUID(uuidString: key),
-           let spot = try Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id = ?", arguments: [id.storeKey]).map(spot(from:)).next() {
+        if let id = UUID(uuidString: key), let spot = try spot(id: id, db) {
             return spot
         }
         guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {

@@ -101,8 +101,8 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = ServerConfiguration(
                 host: host, port: port, password: password, maxClients: maxClients,
                 idleTimeoutSeconds: idleTimeout, eventLoopCount: eventLoops, version: PlacesVersion.string)
-            let memo = ReplyMemo(capacity: memoTimeToLive == 0 ? 0 : 10_000, timeToLive: .seconds(memoTimeToLive))
-            let server = PlacesServer(configuration: configuration, backend: backend, logger: logger, memo: memo)
+            let server = PlacesServer(configuration: configuration, backend: backend, logger: logger,
+                                      memo: ReplyMemo(timeToLive: .seconds(memoTimeToLive)))
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             do {
                 try await group.run()

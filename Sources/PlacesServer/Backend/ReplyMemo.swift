@@ -188,7 +188,8 @@ public final class ReplyMemo: Sendable {
         case .null: size = key.byteCount
         default: return
         }
-        guard capacity > 0, size <= maxBytes else { return }
+        // A zero age keeps nothing, like a zero capacity: `--memo-ttl 0` turns the memo off.
+        guard capacity > 0, timeToLive > .zero, size <= maxBytes else { return }
         let expires = ContinuousClock.now + timeToLive
         state.withLock { state in
             state.misses += 1

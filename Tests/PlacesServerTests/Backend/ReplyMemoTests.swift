@@ -68,6 +68,13 @@ import Testing
         #expect(memo.reply(to: RESPRequest(["DETAILS", "a"])) == .bulk("short"))
     }
 
+    @Test func aZeroAgeKeepsNothing() {
+        let memo = ReplyMemo(timeToLive: .zero)
+        store(memo, ["DETAILS", "a"], .bulk("one"))
+        #expect(memo.statistics.entries == 0)
+        #expect(memo.reply(to: RESPRequest(["DETAILS", "a"])) == nil)
+    }
+
     @Test func entriesExpire() async throws {
         let memo = ReplyMemo(timeToLive: .milliseconds(20))
         store(memo, ["DETAILS", "a"], .bulk("one"))
