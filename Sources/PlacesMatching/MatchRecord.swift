@@ -56,6 +56,15 @@ struct WordSpan: Sendable, Hashable {
     var count: Int32
 }
 
+/// A prepared name as the name scorers read it, in place: valid only inside ``PreparedRecord/withName(_:)``.
+struct NameView {
+    /// The distinct core words in alphabetical order; ``words`` index it.
+    var sorted: UnsafeBufferPointer<UInt8>
+    var words: UnsafeBufferPointer<WordSpan>
+    /// The core name as written.
+    var ordered: UnsafeBufferPointer<UInt8>
+}
+
 /// A record normalised once, so scoring it against thousands of candidates repeats no text work.
 ///
 /// Everything the pair score reads is packed for the inner loop: one byte buffer holds the core
@@ -147,4 +156,16 @@ public final class PreparedRecord: Sendable {
 
     private static let classBits: [String: Int] = Dictionary(
         uniqueKeysWithValues: Set(PlaceNormalizer.genericWordClass.values).sorted().enumerated().map { ($1, $0) })
+}
+
+extension PreparedRecord {
+    /// Lends the name's packed buffers without copying them: the pair scorers run millions of times a second.
+    func withName<Result>(_ body: (NameView) -> Result) -> Result {
+        bytes.withUnsafeBufferPointer { bytes in
+            words.withUnsafeBufferPointer { words in
+                body(NameView(sorted: UnsafeBufferPointer(rebasing: bytes[0..<sortedCount]), words: words,
+                              ordered: UnsafeBufferPointer(rebasing: bytes[sortedCount..<sortedCount + orderedCount])))
+            }
+        }
+    }
 }

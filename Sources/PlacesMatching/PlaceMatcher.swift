@@ -155,33 +155,11 @@ public struct PlaceMatcher: Sendable {
     }
 
     func nameScore(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
-        a.bytes.withUnsafeBufferPointer { ab in
-            b.bytes.withUnsafeBufferPointer { bb in
-                a.words.withUnsafeBufferPointer { aw in
-                    b.words.withUnsafeBufferPointer { bw in
-                        NameSimilarity.score(
-                            sortedA: UnsafeBufferPointer(rebasing: ab[0..<a.sortedCount]), wordsA: aw,
-                            orderedA: UnsafeBufferPointer(rebasing: ab[a.sortedCount..<a.sortedCount + a.orderedCount]),
-                            sortedB: UnsafeBufferPointer(rebasing: bb[0..<b.sortedCount]), wordsB: bw,
-                            orderedB: UnsafeBufferPointer(rebasing: bb[b.sortedCount..<b.sortedCount + b.orderedCount]))
-                    }
-                }
-            }
-        }
+        a.withName { nameA in b.withName { nameB in NameSimilarity.score(nameA, nameB) } }
     }
 
     func distinctiveWordsDisagree(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
-        a.bytes.withUnsafeBufferPointer { ab in
-            b.bytes.withUnsafeBufferPointer { bb in
-                a.words.withUnsafeBufferPointer { aw in
-                    b.words.withUnsafeBufferPointer { bw in
-                        NameSimilarity.distinctiveWordsDisagree(
-                            sortedA: UnsafeBufferPointer(rebasing: ab[0..<a.sortedCount]), wordsA: aw,
-                            sortedB: UnsafeBufferPointer(rebasing: bb[0..<b.sortedCount]), wordsB: bw)
-                    }
-                }
-            }
-        }
+        a.withName { nameA in b.withName { nameB in NameSimilarity.distinctiveWordsDisagree(nameA, nameB) } }
     }
 
     func streetScore(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
@@ -341,10 +319,8 @@ public struct PlaceMatcher: Sendable {
 /// the intersection followed by each side's remaining words (token-set alignment, which forgives word
 /// order), and the core names as written (which forgives a typo that moves a word break).
 enum NameSimilarity {
-    static func score(sortedA: UnsafeBufferPointer<UInt8>, wordsA: UnsafeBufferPointer<WordSpan>,
-                      orderedA: UnsafeBufferPointer<UInt8>,
-                      sortedB: UnsafeBufferPointer<UInt8>, wordsB: UnsafeBufferPointer<WordSpan>,
-                      orderedB: UnsafeBufferPointer<UInt8>) -> Double {
+    static func score(_ a: NameView, _ b: NameView) -> Double {
+        let (sortedA, wordsA, sortedB, wordsB) = (a.sorted, a.words, b.sorted, b.words)
         // A name of punctuation only has no words, and agrees with nothing.
         if wordsA.isEmpty || wordsB.isEmpty { return 0 }
         if sortedA.elementsEqual(sortedB) { return 1 }
@@ -384,7 +360,7 @@ enum NameSimilarity {
             let distance = abLength + baLength - 2 * lcs
             let aligned = 1 - Double(distance) / Double(2 * (sectLength + separator) + abLength + baLength)
             if aligned >= 1 { return aligned }
-            return max(aligned, EditDistance.ratio(orderedA, orderedB))
+            return max(aligned, EditDistance.ratio(a.ordered, b.ordered))
         }
     }
 
@@ -395,8 +371,8 @@ enum NameSimilarity {
     /// letter, in order, at most half as long: "bel" / "belair", "j" / "john"); or, for words of four or
     /// more letters, one edit apart (a transposition counts as one) or Jaro–Winkler ≥ 0.9. Shorter words
     /// must be equal, so "Kuu" and "Kuusi" stay different names.
-    static func distinctiveWordsDisagree(sortedA: UnsafeBufferPointer<UInt8>, wordsA: UnsafeBufferPointer<WordSpan>,
-                                         sortedB: UnsafeBufferPointer<UInt8>, wordsB: UnsafeBufferPointer<WordSpan>) -> Bool {
+    static func distinctiveWordsDisagree(_ a: NameView, _ b: NameView) -> Bool {
+        let (sortedA, wordsA, sortedB, wordsB) = (a.sorted, a.words, b.sorted, b.words)
         if wordsA.isEmpty || wordsB.isEmpty { return false }
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: wordsA.count + wordsB.count) { only in
             var aOnly = 0, bOnly = 0
