@@ -45,6 +45,14 @@ struct CLIHarness {
         return harness
     }()
 
+    /// This process's environment with `$PLACES_HOME` pointing here, plus `extra`.
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PLACES_HOME"] = home.path
+        for (key, value) in extra { environment[key] = value }
+        return environment
+    }
+
     @discardableResult
     func run(_ arguments: String..., environment extra: [String: String] = [:], stdin: Data? = nil) throws -> Result {
         try run(arguments: arguments, environment: extra, stdin: stdin)
@@ -54,15 +62,12 @@ struct CLIHarness {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["PLACES_HOME"] = home.path
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
+        process.environment = environment(extra)
         // Output goes to files, not pipes, so a large output can never stall the child.
         let outURL = home.appendingPathComponent("stdout-\(UUID().uuidString)")
         let errURL = home.appendingPathComponent("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL) }
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         let input = Pipe()

@@ -106,10 +106,7 @@ final class RunningServer: Sendable {
         let process = Process()
         process.executableURL = CLIHarness.executable
         process.arguments = ["serve", "--port", "0"] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["PLACES_HOME"] = cli.home.path
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
+        process.environment = cli.environment(extra)
         let stderrURL = cli.home.appendingPathComponent("serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
