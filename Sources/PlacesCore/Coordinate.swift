@@ -41,6 +41,8 @@ public struct Coordinate: Hashable, Sendable, Codable, CustomStringConvertible {
     public var description: String { "\(Self.format(latitude)),\(Self.format(longitude))" }
 
     private static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        // `Int(exactly:)`, not `Int(_:)`: a whole number beyond Int's range (1e19) is shown, not trapped on.
+        if value == value.rounded(), let whole = Int(exactly: value) { return String(whole) }
+        return String(value)
     }
 }
