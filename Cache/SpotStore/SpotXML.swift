@@ -32,6 +32,9 @@ final class XMLElementNode {
     }
 
     static func parse(_ data: Data, what: String) throws -> XMLElementNode {
+        if let problem = constructFoundationCannotParse(in: data) {
+            throw InputError("cannot read the \(what) file: \(problem)")
+        }
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.delegate = builder
@@ -41,6 +44,45 @@ final class XMLElementNode {
             throw InputError("cannot read the \(what) file: \(reason) (line \(parser.lineNumber))")
         }
         return root
+    }
+
+    /// Foundation's XMLParser on Linux crashes (a trap or a null dereference) on what libxml2 hands it for a
+    /// name that is not UTF-8, a processing instruction without data (`<?x?>`) and DTD declarations
+    /// (`<!ELEMENT>`, `<!ATTLIST>`, `<!NOTATION>`). GPX and KML files are UTF-8 and have no DOCTYPE, so
+    /// such input is refused before parsing; the fuzzers in Tests/Fuzz found each of these.
+    static func constructFoundationCannotParse(in data: Data) -> String? {
+        if let offset = firstInvalidUTF8Offset(data) {
+            return "it is not UTF-8 (invalid byte at offset \(offset)); save it as UTF-8, for example with iconv -t UTF-8"
+        }
+        let bytes = [UInt8](data)
+        if let doctype = bytes.firstRange(of: Array("<!DOCTYPE".utf8)) {
+            return "it has a DOCTYPE (offset \(doctype.lowerBound)), which GPX and KML files do not use; remove it"
+        }
+        var searchStart = 0
+        while let instruction = bytes[searchStart...].firstRange(of: Array("<?".utf8)) {
+            var end = instruction.upperBound
+            while end < bytes.count, ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"),
+                                       UInt8(ascii: "?")].contains(bytes[end]) { end += 1 }
+            if bytes[end...].starts(with: Array("?>".utf8)) {
+                return "it has a processing instruction without data at offset \(instruction.lowerBound); remove it"
+            }
+            searchStart = instruction.upperBound
+        }
+        return nil
+    }
+
+    /// The offset of the first byte that does not belong to a valid UTF-8 sequence, or `nil` when all do.
+    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
+        var decoder = UTF8()
+        var bytes = data.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&bytes) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     static func localName(_ qualified: String) -> String {

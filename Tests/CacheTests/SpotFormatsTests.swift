@@ -85,6 +85,40 @@ struct SpotFormatsTests {
         #expect(throws: InputError.self) { try SpotFiles.parse(Data("a,b\n1,2\n".utf8), format: .csv) }
     }
 
+    /// Found by the gpx and kml fuzzers: a name with a byte that is not UTF-8 made Foundation's XMLParser trap.
+    static let notUTF8: [(SpotFormat, Data)] = [
+        (.gpx, Data(#"<gpx><wpt lat="60.1" lon="24.9" cr"#.utf8) + [0xE5] + Data(#"ator="x"/></gpx>"#.utf8)),
+        (.kml, Data("<kml><Do".utf8) + [0xFF, 0xFF] + Data("cument/></kml>".utf8)),
+    ]
+
+    @Test(arguments: notUTF8)
+    func xmlThatIsNotUTF8IsRefusedWithOneLine(format: SpotFormat, data: Data) {
+        #expect {
+            try SpotFiles.parse(data, format: format)
+        } throws: { error in
+            let message = (error as? InputError)?.message ?? ""
+            return message.contains("is not UTF-8 (invalid byte at offset") && !message.contains("\n")
+        }
+    }
+
+    /// Also found by the fuzzers: Foundation's XMLParser dereferenced a null pointer on these.
+    @Test(arguments: ["<gpx><?x?></gpx>", "<?x?><kml/>", "<!DOCTYPE gpx [<!NOTATION n SYSTEM \"x\">]><gpx/>",
+                      "<!DOCTYPE kml [<!ELEMENT kml ANY><!ATTLIST kml a CDATA #IMPLIED>]><kml/>"])
+    func xmlConstructsFoundationCannotParseAreRefusedWithOneLine(text: String) {
+        let format: SpotFormat = text.contains("gpx") ? .gpx : .kml
+        #expect {
+            try SpotFiles.parse(Data(text.utf8), format: format)
+        } throws: { error in
+            let message = (error as? InputError)?.message ?? ""
+            return message.hasPrefix("cannot read the \(format.rawValue.uppercased()) file: it has a") && !message.contains("\n")
+        }
+    }
+
+    @Test func instructionsWithDataStillImport() throws {
+        let gpx = #"<?xml version="1.0"?><?xml-stylesheet href="a.xsl"?><gpx><wpt lat="60.17" lon="24.94"><name>A</name></wpt></gpx>"#
+        #expect(try SpotFiles.parse(Data(gpx.utf8), format: .gpx).spots.map(\.name) == ["A"])
+    }
+
     /// The shape of Google Takeout's "Saved Places.json" (Maps (your places)).
     static let takeout = """
         {
