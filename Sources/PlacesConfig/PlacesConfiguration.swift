@@ -60,6 +60,9 @@ public struct PlacesConfiguration: Sendable {
     /// Parses TOML text; errors name `file` and the line.
     public static func parse(_ text: String, file: URL? = nil) throws(InputError) -> PlacesConfiguration {
         let label = file?.path ?? "config.toml"
+        if let problem = TOMLPreflight.firstProblem(in: text) {
+            throw InputError("\(label):\(problem.line): invalid TOML: \(problem.message)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -1,5 +1,5 @@
 import Foundation
-import PlacesConfig
+@testable import PlacesConfig
 import PlacesCore
 import Testing
 
@@ -62,6 +62,47 @@ struct ConfigurationTests {
             let message = (error as? InputError)?.message ?? ""
             return message.hasPrefix("\(url.path):3: invalid TOML")
         }
+    }
+
+    /// Found by the config fuzzer: toml++ asserted (and aborted the process) on these table headers.
+    @Test(arguments: [("[é]\n", 1), ("[[é]]\n", 1), ("[providers.google]\nenabled = true\n[.google]\n", 3),
+                      ("[\n", 1), ("[ +a]\n", 1), ("# [é]\nx = \"\"\"\n[é\n\"\"\"\n[!]\n", 5)])
+    func tableNamesNoKeyCanStartWithAreRefusedWithTheirLine(text: String, line: Int) {
+        #expect {
+            try PlacesConfiguration.parse(text)
+        } throws: { error in
+            (error as? InputError)?.message.hasPrefix("config.toml:\(line): invalid TOML: a table name must start with") == true
+        }
+    }
+
+    /// Also found by the config fuzzer: toml++ took these for date-times and asserted on the non-digit.
+    @Test(arguments: ["when = 2026-05-01Tx09:15:00Z\n", "when = [2026-05-01T-09:15]\n", "a = { b = 2026-05-01T\u{FFFD}09:15 }\n"])
+    func malformedDateTimesAreRefusedWithTheirLine(text: String) {
+        #expect {
+            try PlacesConfiguration.parse(text)
+        } throws: { error in
+            (error as? InputError)?.message.hasPrefix("config.toml:1: invalid TOML: '") == true
+        }
+    }
+
+    @Test func bracketsDatesAndKeysTheScanMustNotMistakeAreLeftToTOML() {
+        let text = #"""
+            a = [
+              [ {b = 1} ],
+              [+1, 07:32:00, 1979-05-27, 1979-05-27T07:32:00.5+02:00, 1979-05-27 07:32:00Z],
+            ]
+            s = """
+            [é
+            """
+            t = '[é'
+            # [é]
+            ["é"]
+            2026-05-01 = "a key that looks like a date"
+            [ 'x' ]
+            [[y]]
+            u = "12:ab"
+            """#
+        #expect(TOMLPreflight.firstProblem(in: text) == nil)
     }
 
     @Test func wrongTypesAndUnknownKeysSayWhatIsExpected() {
