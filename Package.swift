@@ -105,6 +105,17 @@ let package = Package(
             ],
             path: "Sources/PlacesBenchmarks"),
 
+        // MARK: Fuzzing. `bash Tests/Fuzz/run.sh` builds PlacesFuzz with libFuzzer (`-sanitize=fuzzer,address
+        // -DFUZZING`) into .build-fuzz; in a plain build it is a replay tool: `PlacesFuzz <target> <file>…`.
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesConfig", "LocalProvider", "SpotStore", "PlacesApp",
+                "PlacesServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/Fuzz/FuzzTargets"),
+        .executableTarget(name: "PlacesFuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/PlacesFuzz"),
+
         // MARK: Tests (they mirror the source tree).
         .target(
             name: "FakeUpstream",
@@ -139,6 +150,7 @@ let package = Package(
         .testTarget(name: "PlacesAppTests", dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream"]),
         .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore"]),
         .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "SpotStore", "FakeUpstream"]),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/CorpusTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import NIOCore
+import PlacesApp
+import PlacesServer
+import SpotStore
+
+/// The server's input path without a socket: bytes → ``RESPRequestParser`` → ``ServerCommand`` → `SPOT.*`.
+enum RESPFuzzing {
+    /// Small limits, so the fuzzer reaches every "too big" branch with short inputs.
+    static let smallLimits = RESPLimits(maxInlineLength: 64, maxBulkLength: 48, maxArguments: 12,
+                                        maxArgumentsBeforeAuth: 3, maxBulkLengthBeforeAuth: 16)
+
+    /// What a stream parsed to: its requests, then the error that ended it, if any.
+    struct Outcome: Equatable {
+        var requests: [RESPRequest] = []
+        var error: RESPProtocolError?
+    }
+
+    /// Feeds `bytes` in chunks of `chunkSize` (a socket may cut anywhere), collecting every request.
+    static func parse(_ bytes: Data, chunkSize: Int, limits: RESPLimits, authenticated: Bool) -> Outcome {
+        var parser = RESPRequestParser(limits: limits, isAuthenticated: authenticated)
+        var buffer = ByteBuffer()
+        var outcome = Outcome()
+        var offset = bytes.startIndex
+        repeat {
+            let end = bytes.index(offset, offsetBy: chunkSize, limitedBy: bytes.endIndex) ?? bytes.endIndex
+            buffer.writeBytes(bytes[offset..<end])
+            offset = end
+            do {
+                while let request = try parser.next(&buffer) { outcome.requests.append(request) }
+            } catch {
+                outcome.error = error
+                return outcome
+            }
+            buffer.discardReadBytes()
+        } while offset < bytes.endIndex
+        return outcome
+    }
+
+    /// First byte: bit 0 = before AUTH, bit 1 = default limits, the rest = chunk size − 1.
+    static func parser(_ data: Data) {
+        guard let control = data.first else { return }
+        let stream = data.dropFirst()
+        let limits = control & 2 == 0 ? smallLimits : RESPLimits()
+        let authenticated = control & 1 == 0
+        let whole = parse(stream, chunkSize: max(stream.count, 1), limits: limits, authenticated: authenticated)
+        let chunked = parse(stream, chunkSize: Int(control >> 2) + 1, limits: limits, authenticated: authenticated)
+        FuzzTarget.check(whole == chunked, "a stream fed in chunks parsed differently from the same stream fed whole")
+        for request in whole.requests {
+            FuzzTarget.check(request.arguments.count <= (authenticated ? limits.maxArguments : limits.maxArgumentsBeforeAuth),
+                             "a request has more arguments than the limit")
+            if !request.isInline {
+                let cap = authenticated ? limits.maxBulkLength : limits.maxBulkLengthBeforeAuth
+                FuzzTarget.check(request.arguments.allSatisfy { $0.readableBytes <= cap }, "an argument is longer than the limit")
+            }
+        }
+    }
+
+    /// Every request of the stream through the command parser, and spot commands through the spots layer
+    /// on a scratch database, as the server would run them.
+    static func commands(_ data: Data) {
+        let outcome = parse(data, chunkSize: max(data.count, 1), limits: RESPLimits(), authenticated: true)
+        for request in outcome.requests {
+            let command: ServerCommand
+            do { command = try ServerCommand.parse(request) } catch {
+                FuzzTarget.check(error.message.hasPrefix("ERR "), "a syntax error reply does not start with ERR")
+                continue
+            }
+            guard case .backend(let call) = command else { continue }
+            _ = call.commandName
+            if case .spot(let name, let arguments) = call {
+                _ = try? SpotSandbox.handler.reply(name, arguments, now: Date(timeIntervalSince1970: 1_790_000_000))
+            }
+        }
+    }
+}
+
+/// A spots database for the `command` target, on the scratch directory, with SQLite's fsync off
+/// (durability is not under test; speed of the loop is).
+enum SpotSandbox {
+    static let handler: SpotCommandHandler = {
+        do {
+            let store = try SpotStore(path: ScratchFile.directory.appendingPathComponent("spots.sqlite"))
+            try store.pool.barrierWriteWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = OFF") }
+            return SpotCommandHandler(spots: SpotsService(store: store, backupDirectory: ScratchFile.directory))
+        } catch {
+            fatalError("fuzz harness: cannot open the scratch spots database: \(error)")
+        }
+    }()
+}
