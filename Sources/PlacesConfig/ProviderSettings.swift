@@ -184,7 +184,7 @@ public struct ProviderSettings: Sendable, Hashable {
     }
 
     static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        value.compactText
     }
 }
 

@@ -29,8 +29,8 @@ struct LookupCommand: AsyncParsableCommand {
     @Argument(help: "The place's name (omit with --batch).")
     var name: String?
 
-    @Option(help: ArgumentHelp("Where the place is, roughly.", valueName: "LAT,LON"))
-    var near: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the place is, roughly.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var near: Coordinate?
 
     @Option(help: "Street address, to help the matcher.")
     var address: String?
@@ -70,7 +70,6 @@ struct LookupCommand: AsyncParsableCommand {
             let requested = try fields.map { text throws(InputError) in try PlaceField.parseList(text) }
             let fieldSet = PlaceField.defaultSet.union(requested ?? [])
             let maxCost = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
-            let near = try parseOptionalCoordinate(near)
             let (lookup, skipped) = try openLookupService(state)
             if let batch {
                 guard name == nil else { throw InputError("give either a NAME or --batch FILE, not both") }
@@ -152,7 +151,7 @@ struct LookupCommand: AsyncParsableCommand {
         let sources = Set(place.provenance.values.map(\.provider)).sorted()
         if !sources.isEmpty { add("sources", sources.joined(separator: ", ")) }
         add("note", place.attribution)
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map { TerminalText.safe($0) }.joined(separator: "\n") + "\n"
     }
 }
 

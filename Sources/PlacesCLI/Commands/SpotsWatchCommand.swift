@@ -45,9 +45,9 @@ struct SpotsWatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            try requirePositive(radius, "--radius")
-            try requirePositive(minAccuracy, "--min-accuracy")
-            try requirePositive(refreshDistance, "--refresh-distance")
+            try requireMetres(radius, "--radius")
+            try requireMetres(minAccuracy, "--min-accuracy")
+            try requireMetres(refreshDistance, "--refresh-distance")
             guard exitMargin >= 0 else { throw InputError("invalid --exit-margin \(exitMargin): expected 0 or more metres") }
             guard monitor >= 1 else { throw InputError("invalid --monitor \(monitor): expected at least 1") }
             let points = try state.openSpots().store.allPoints()

@@ -46,20 +46,13 @@ extension OutputOptions {
     }
 }
 
-/// Parses an optional `LAT,LON` option inside `run()`, where its error becomes one clean line.
-func parseOptionalCoordinate(_ text: String?) throws(InputError) -> Coordinate? {
-    guard let text else { return nil }
-    return try Coordinate(parsing: text)
-}
-
-func requirePositive(_ value: Double?, _ name: String) throws(InputError) {
-    if let value, !(value > 0 && value.isFinite) {
-        throw InputError("invalid \(name) '\(value)': expected a positive number of metres")
-    }
+/// Checks a distance in metres (`--radius`, `--max-distance`, …): finite, positive, at most half the Earth.
+func requireMetres(_ value: Double?, _ name: String) throws(InputError) {
+    if let value { _ = try InputRange.metres(value, named: name) }
 }
 
 func requireLimit(_ value: Int) throws(InputError) {
-    guard (1...1_000).contains(value) else { throw InputError("invalid --limit \(value): expected 1…1000") }
+    _ = try InputRange.limit(value, named: "--limit")
 }
 
 enum StandardStream { case standardOutput, standardError }
