@@ -70,6 +70,9 @@ struct LookupCommand: AsyncParsableCommand {
             let requested = try fields.map { text throws(InputError) in try PlaceField.parseList(text) }
             let fieldSet = PlaceField.defaultSet.union(requested ?? [])
             let maxCost = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
+            if let concurrency, !(1...256).contains(concurrency) {
+                throw InputError("invalid --concurrency \(concurrency): expected 1…256 lookups in flight")
+            }
             let (lookup, skipped) = try openLookupService(state)
             if let batch {
                 guard name == nil else { throw InputError("give either a NAME or --batch FILE, not both") }

@@ -133,6 +133,11 @@ struct SpotsImportCommand: AsyncParsableCommand {
                 throw InputError("cannot read '\(file)': no such file, or no permission")
             }
             let archive = try SpotFiles.parse(data, format: chosen)
+            // Nothing usable is a failed import, not an empty success (and --replace must not wipe the spots for it).
+            if archive.spots.isEmpty && archive.visits.isEmpty, let first = archive.skipped.first {
+                let count = archive.skipped.count
+                throw InputError("nothing imported from '\(file)': \(count == 1 ? "its one entry was" : "all \(count) entries were") skipped (first: \(first))")
+            }
             let report = try state.openSpots().importArchive(archive, replace: replace)
             if json {
                 struct Duplicate: Encodable { let name: String; let existingId: String; let existingName: String

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Numbers no program should trap on, typed where users type them (issue 16 item 1) and coordinates
+/// south or west of Greenwich typed after an option (issue 12 item 8), through the real binary.
+@Suite struct OutOfRangeNumbersCLITests {
+    let cli = CLIHarness.shared
+
+    /// `1e19` and `99999999999999999999` are valid Doubles far beyond `Int`: they used to crash the binary
+    /// (`Double value cannot be converted to Int`, signal 4/5) while printing the error message.
+    @Test(arguments: [
+        ["reverse", "1e19,0"], ["search", "cafe", "--near", "1e19,0"], ["nearby", "--at", "99999999999999999999,24.94"],
+        ["suggest", "kaf", "--near", "0,-1e19"], ["search", "cafe", "--near", "60.17,24.94", "--radius", "1e300"],
+        ["nearby", "--at", "60.17,24.94", "--radius", "inf"], ["spots", "near", "--at", "1e19,1e19"],
+        ["spots", "nearest", "--at", "-1e19,0"], ["lookup", "Ateneum", "--near", "1e19,0", "--offline"],
+    ])
+    func hugeNumbersAreOneLineErrors(arguments: [String]) throws {
+        let result = try cli.run(arguments: arguments)
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("places: "), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func theMessageSaysWhichValueAndWhy() throws {
+        let result = try cli.run("search", "cafe", "--near", "1e19,0")
+        #expect(result.stderr == "places: The value '1e19,0' is invalid for '--near <LAT,LON>': latitude 1e+19 is outside -90…90\n")
+    }
+
+    @Test func aBatchRowWithAHugeCoordinateIsRefusedWithItsLineNumber() throws {
+        let home = try CLIHarness.fresh()
+        let file = home.home.appendingPathComponent("batch.csv")
+        try Data("id,name,lat,lon\n1,Kiasma,60.1718,24.9366\n2,Ateneum,1e19,0\n".utf8).write(to: file)
+        let result = try home.run("lookup", "--batch", file.path, "--offline")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr == "places: \(file.path):3: bad coordinate for id '2': latitude 1e+19 is outside -90…90\n")
+    }
+
+    @Test func matchSkipsAHugeCoordinateWithALineNumber() throws {
+        let home = try CLIHarness.fresh()
+        let left = home.home.appendingPathComponent("left.csv"), right = home.home.appendingPathComponent("right.csv")
+        try Data("id,name,lat,lon\n1,Kiasma,60.1718,24.9366\n2,Ateneum,1e19,0\n".utf8).write(to: left)
+        try Data("id,name,lat,lon\na,Kiasma museum,60.1719,24.9367\n".utf8).write(to: right)
+        let result = try home.run("match", left.path, right.path, "--skip-bad-lines")
+        #expect(result.status < 128, "crashed: \(result.stderr)")
+        #expect(result.stderr.contains("latitude 1e+19 is outside -90…90"), "\(result.stderr)")
+    }
+
+    @Test func aGeoJSONPointFarOffTheEarthIsSkippedAndAFileOfOnlySuchPointsFails() throws {
+        let home = try CLIHarness.fresh()
+        let file = home.home.appendingPathComponent("far.geojson")
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"Nowhere"},"geometry":{"type":"Point","coordinates":[1e19,1e19]}}]}"#.utf8).write(to: file)
+        let result = try home.run("spots", "import", file.path)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("nothing imported"), "\(result.stderr)")
+        #expect(result.stderr.contains("is outside"), "\(result.stderr)")
+        #expect(try home.run("spots", "list", "--json").stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+    }
+}
+
+@Suite struct NegativeCoordinateOptionsCLITests {
+    let cli = CLIHarness.shared
+
+    /// Sydney's Opera House area: -33.87, 151.21 (hand-checked on a map), in the GeoNames cut as "Sydney", AU.
+    @Test func reverseTakesASouthernPoint() throws {
+        let result = try cli.run("reverse", "-33.87,151.21", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let answer = try #require(try result.json() as? [String: Any])
+        #expect(answer["country"] as? String == "AU")
+    }
+
+    @Test(arguments: [
+        ["search", "opera", "--near", "-33.87,151.21", "--json"],
+        ["search", "opera", "--near=-33.87,151.21", "--json"],
+        ["nearby", "--at", "-33.87,151.21", "--json"],
+        ["suggest", "syd", "--near", "-33.87,151.21", "--json"],
+        ["search", "lima", "--near", "-12.05,-77.04", "--json"],
+    ])
+    func optionsTakeAValueBeginningWithAMinus(arguments: [String]) throws {
+        let result = try cli.run(arguments: arguments)
+        #expect(result.status == 0 || result.stderr.contains("no places"), "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.contains("Missing value"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Unknown option"), "\(result.stderr)")
+    }
+
+    @Test func aSpotCanBeSavedWestOfGreenwich() throws {
+        let home = try CLIHarness.fresh()
+        let saved = try home.run("spots", "add", "--at", "-22.9519,-43.2105", "--name", "Cristo Redentor", "--no-address", "--json")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let spot = try #require(try saved.json() as? [String: Any])
+        #expect(spot["lat"] as? Double == -22.9519)
+        #expect(spot["lon"] as? Double == -43.2105)
+    }
+}
+
+/// The server's arguments, through a real socket to `places serve`: a bad number is an `-ERR` line and the
+/// connection (and the server) go on answering.
+@Suite("places serve: numbers out of range", .serialized)
+struct OutOfRangeNumbersServeTests {
+    @Test func hugeNumbersAreErrorRepliesAndTheServerLivesOn() throws {
+        let server = try RunningServer.start(CLIHarness.shared)
+        defer { server.kill() }
+        let connection = try LineSocket(port: server.port)
+        for command in ["REVERSE 1e19 0", "SEARCH cafe NEAR 1e19 0", "SPOT.NEAREST 99999999999999999999 24.94",
+                        "NEARBY 60.17 24.94 RADIUS 1e300", "SPOT.NEAR 60.17 24.94 RADIUS inf", "SEARCH cafe LIMIT 99999999999999999999"] {
+            let reply = try connection.command(command)
+            #expect(reply.hasPrefix("-ERR "), "\(command) → \(reply)")
+        }
+        #expect(try connection.command("REVERSE 1e19 0") == "-ERR invalid coordinate: latitude 1e+19 is outside -90…90")
+        #expect(try connection.command("PING") == "+PONG")
+        #expect(try server.stop(signal: SIGTERM) == 0)
+    }
+
+    @Test func negativeCoordinatesWork() throws {
+        let server = try RunningServer.start(CLIHarness.shared)
+        defer { server.kill() }
+        let connection = try LineSocket(port: server.port)
+        let reply = try connection.command("REVERSE -33.87 151.21")
+        #expect(reply.hasPrefix("$"), "\(reply)")
+        #expect(try server.stop(signal: SIGTERM) == 0)
+    }
+}
+
+/// A blocking loopback connection speaking inline commands; reads one reply line (with a 10 s timeout,
+/// so a dead server fails the test instead of hanging it). A bulk reply's header line is returned as is.
+final class LineSocket {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { close(fd); throw ServeFailure(log: "connect to 127.0.0.1:\(port) failed") }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends `text` + CRLF and returns the first reply line without its CRLF.
+    func command(_ text: String) throws -> String {
+        let bytes = Array((text + "\r\n").utf8)
+        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else { throw ServeFailure(log: "send failed: the server closed the connection") }
+        while true {
+            if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<end], as: UTF8.self).trimmingCharacters(in: .init(charactersIn: "\r"))
+                buffer.removeSubrange(...end)
+                if line.hasPrefix("$"), let length = Int(line.dropFirst()), length >= 0 {
+                    try skip(length + 2)
+                }
+                return line
+            }
+            try fill()
+        }
+    }
+
+    private func skip(_ count: Int) throws {
+        while buffer.count < count { try fill() }
+        buffer.removeFirst(count)
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { throw ServeFailure(log: "no reply: the server closed the connection or did not answer in 10 s") }
+        buffer.append(contentsOf: chunk[0..<count])
+    }
+}
