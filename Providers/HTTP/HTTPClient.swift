@@ -308,3 +308,23 @@ public struct HTTPClient: Sendable {
         }
     }
 }
+
+extension HTTPClient {
+    /// A reply's candidates with their numbers checked (``PlacesCore/Place/withCheckedNumbers()``); those
+    /// off the Earth are dropped. When every candidate was junk the reply is malformed, not "no such place",
+    /// so no negative is ever cached from it.
+    public func checked(_ places: [Place]) throws(ProviderError) -> [Place] {
+        let kept = places.compactMap { $0.withCheckedNumbers() }
+        if kept.isEmpty && !places.isEmpty {
+            let example = places[0].coordinate
+            throw error(.malformedResponse, "every place in the reply has an impossible position (such as \(example.latitude.compactText),"
+                        + "\(example.longitude.compactText)); the API may have changed: try again later or report it")
+        }
+        return kept
+    }
+
+    /// One place (a details answer) with its numbers checked; an impossible position makes the reply malformed.
+    public func checked(_ place: Place) throws(ProviderError) -> Place {
+        try checked([place])[0]
+    }
+}
