@@ -31,7 +31,7 @@ struct DetailsCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let placeID = try PlaceID(parsing: id)
             let service = try state.openService()
             let place = try await service.details(placeID)
@@ -91,7 +91,7 @@ struct ReverseCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let point = coordinates[0]
             let service = try state.openService()
             let answer = try await service.reverse(point)
@@ -137,7 +137,7 @@ struct SuggestCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             try requireLimit(limit)
             let service = try state.openService()
             let suggestions = try await service.suggest(SuggestQuery(prefix: prefix, near: near, limit: limit))
@@ -172,7 +172,7 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let url = URL(fileURLWithPath: file)
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw InputError("cannot read '\(file)': no such file, or no permission")

@@ -66,7 +66,7 @@ struct LookupCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let requested = try fields.map { text throws(InputError) in try PlaceField.parseList(text) }
             let fieldSet = PlaceField.defaultSet.union(requested ?? [])
             let maxCost = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }

@@ -40,7 +40,7 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             try requireMetres(radius, "--radius")
             try requireLimit(limit)
             if radius != nil && near == nil { throw InputError("--radius needs --near LAT,LON") }
@@ -83,7 +83,7 @@ struct NearbyCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let center = at
             try requireMetres(radius, "--radius")
             try requireLimit(limit)

@@ -154,7 +154,7 @@ struct SpotsAddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
             let attributes = try attributes.attributes(name: name)
             let spot: Spot
@@ -216,7 +216,7 @@ struct SpotsListCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             guard let order = SpotFilter.Sort(rawValue: sort) else { throw InputError("invalid --sort '\(sort)': expected name, recent or distance") }
             let reference = at
             if order == .distance && reference == nil { throw InputError("--sort distance needs --at LAT,LON") }
@@ -263,7 +263,7 @@ struct SpotsShowCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             try SpotOutput.printSpot(try state.openSpots().store.resolve(id), json: json)
         }
     }
@@ -295,7 +295,7 @@ struct SpotsEditCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let newRating = try rating.map { try SpotRating.parse($0) }
             let point = at
             let (name, category, note, addTag, removeTag) = (name, category, note, addTag, removeTag)
@@ -332,7 +332,7 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
             let spot = try spots.store.resolve(id)
             if !yes {
@@ -363,7 +363,7 @@ struct SpotsCategoriesCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let counts = try state.openSpots().store.categories()
             if json {
                 struct Entry: Encodable { let category: String?; let count: Int

@@ -27,7 +27,7 @@ struct SpotsNearCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let point = at
             try requireMetres(radius, "--radius")
             SpotHitsOutput.print(try state.openSpots().store.near(point, radius: radius), reference: point, json: json)
@@ -52,7 +52,7 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let point = at
             try requireLimit(limit)
             SpotHitsOutput.print(try state.openSpots().store.nearest(point, limit: limit), reference: point, json: json)
@@ -105,7 +105,7 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let cap = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
             let spots = try state.openSpots()
             let targets = all ? try spots.store.allSpots() : [try spots.store.resolve(id ?? "")]
@@ -165,7 +165,7 @@ struct SpotsLogCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let (visit, spot) = try state.openSpots().log(spot: spot, at: at, note: note, time: time, photoPath: photo)
             if json {
                 printData(try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name)))
@@ -201,7 +201,7 @@ struct SpotsVisitsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
             let visits = try spots.visits(day: day, since: since)
             let names = try spots.spotNames(for: visits)

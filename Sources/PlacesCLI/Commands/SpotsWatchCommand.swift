@@ -44,7 +44,7 @@ struct SpotsWatchCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             try requireMetres(radius, "--radius")
             try requireMetres(minAccuracy, "--min-accuracy")
             try requireMetres(refreshDistance, "--refresh-distance")
@@ -118,7 +118,7 @@ struct SpotsImportCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let url = URL(fileURLWithPath: file)
             let chosen = try format.map { text throws(InputError) in
                 guard let value = SpotFormat(rawValue: text.lowercased()) else {
@@ -180,7 +180,7 @@ struct SpotsExportCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             guard let chosen = SpotFormat(rawValue: format.lowercased()) else {
                 throw InputError("invalid --format '\(format)': expected geojson, gpx, kml or csv")
             }

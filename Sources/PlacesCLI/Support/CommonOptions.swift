@@ -21,6 +21,9 @@ struct StateOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Read configuration from FILE instead of config.toml.", valueName: "FILE"))
     var config: String?
 
+    @Flag(name: .long, help: "On a storage failure, also print the underlying error in full.")
+    var verbose = false
+
     var environment: PlacesEnvironment {
         PlacesEnvironment.resolve(configFile: config.map { URL(fileURLWithPath: $0) })
     }
