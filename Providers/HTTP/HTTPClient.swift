@@ -289,7 +289,7 @@ public struct HTTPClient: Sendable {
     }
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        value == value.rounded() || !value.isFinite ? value.compactText : String(format: "%.1f", value)
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -16,6 +16,8 @@ import Glibc
         ["suggest", "kaf", "--near", "0,-1e19"], ["search", "cafe", "--near", "60.17,24.94", "--radius", "1e300"],
         ["nearby", "--at", "60.17,24.94", "--radius", "inf"], ["spots", "near", "--at", "1e19,1e19"],
         ["spots", "nearest", "--at", "-1e19,0"], ["lookup", "Ateneum", "--near", "1e19,0", "--offline"],
+        ["lookup", "Ateneum", "--max-cost", "99999999999999999999", "--offline"], ["budget", "set", "google", "1e30/day"],
+        ["serve", "--idle-timeout", "99999999999999"], ["spots", "near", "--at", "60.17,24.94", "--radius", "-1e19"],
     ])
     func hugeNumbersAreOneLineErrors(arguments: [String]) throws {
         let result = try cli.run(arguments: arguments)

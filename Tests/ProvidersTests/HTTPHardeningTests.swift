@@ -69,6 +69,15 @@ struct HTTPHardeningTests {
         #expect(error?.description.contains("could not reach") == false)
     }
 
+    /// Numbers in headers are provider input too: `Retry-After: 1e19` used to trap while wording the error.
+    @Test(arguments: ["1e19", "inf", "-5", "99999999999999999999"])
+    func anAbsurdRetryAfterIsAnErrorNotACrash(value: String) async throws {
+        let fake = try await FakeUpstream.start { _ in .json(#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}"#, status: 429, headers: ["Retry-After": value]) }
+        defer { Task { await fake.shutdown() } }
+        let error = await providerError { _ = try await makeClient("google", fake: fake).send(HTTPRequest(method: .get, url: fake.baseURL)) }
+        #expect(error?.kind == .rateLimited, "\(String(describing: error))")
+    }
+
     @Test func aClosedPortIsUnreachable() async throws {
         let fake = try await FakeUpstream.start()
         let url = fake.baseURL
