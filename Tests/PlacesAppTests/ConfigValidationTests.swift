@@ -27,13 +27,7 @@ import Testing
         ("[pipeline]\nreview_threshold = 0.9\naccept_threshold = 0.8", "review_threshold 0.9 must not be above accept_threshold 0.8"),
         ("[pipeline]\nbatch_concurrency = 1e19", "batch_concurrency must be a number of lookups in flight from 1 to 256"),
         ("[pipeline]\nchain = []", "chain must name at least one provider"),
-    ])
-    func outOfRangeValuesAreErrors(toml: String, message: String) {
-        let found = problem(toml)
-        #expect(found?.contains(message) == true, "\(toml) → \(found ?? "accepted")")
-    }
-
-    @Test(arguments: [
+        // Misspelt names get the nearest known one.
         ("[pipline]\nchain = [\"local\"]", "unknown section 'pipline' (did you mean 'pipeline'?)"),
         ("[cache]\ngrid_metres = 50", "unknown key 'grid_metres' (did you mean 'grid_meters'?)"),
         ("[pipeline]\nchain = [\"local\", \"nosuch\"]", "unknown provider 'nosuch'"),
@@ -42,7 +36,7 @@ import Testing
         ("[budget.providers.yelpp]\ndaily_usd = 1", "unknown provider 'yelpp' (did you mean 'yelp'?)"),
         ("pipeline = 5", "'pipeline' must be a [pipeline] section"),
     ])
-    func misspeltNamesAreErrorsWithADidYouMean(toml: String, message: String) {
+    func outOfRangeValuesAndMisspeltNamesAreErrors(toml: String, message: String) {
         let found = problem(toml)
         #expect(found?.contains(message) == true, "\(toml) → \(found ?? "accepted")")
     }

@@ -241,3 +241,20 @@ final class LineSocket {
         #expect(!error.stderr.contains("\u{1B}"), "\(error.stderr)")
     }
 }
+
+/// Issue 16 item 8: every command that opens places reads config.toml, so a broken one is reported at once.
+@Suite struct BrokenConfigCLITests {
+    @Test(arguments: [
+        ("[pipline]\nchain = [\"local\"]\n", "unknown section 'pipline' (did you mean 'pipeline'?)"),
+        ("[cache]\ngrid_meters = 0\n", "grid_meters must be a number of metres"),
+        ("[pipeline\nchain = 1\n", "invalid TOML"),
+    ])
+    func searchReportsABrokenConfig(toml: String, message: String) throws {
+        let home = try CLIHarness.fresh()
+        try Data(toml.utf8).write(to: home.home.appendingPathComponent("config.toml"))
+        let result = try home.run("search", "cafe")
+        #expect(result.status == 2)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}
