@@ -129,18 +129,38 @@ public struct PlaceMatcher: Sendable {
     /// equals the query's and that no other candidate shares (no namesake, so no other branch to confuse
     /// it with) may be up to ``MatchThresholds/uniqueNameDistance`` from the query's point instead of
     /// ``MatchThresholds/chainDistance``. Chains keep the short distance, or need an equal phone or address.
+    ///
+    /// Two candidates that both fit the query about equally well and are not one place listed twice make
+    /// the question ambiguous ("Kalmari" when "Kalmari Grill" and "Kalmari Pizzeria" share a building):
+    /// both are then at most `review`, and a better source or the user decides.
     public func compare(query: MatchRecord, candidates: [MatchRecord]) -> [MatchResult] {
         let q = prepare(query)
         let prepared = candidates.map(prepare)
-        return prepared.indices.map { i in
-            var evidence = evaluate(q, prepared[i])
-            if evidence.limit == .chainBranch || evidence.limit == .tooFar, evidence.name >= 1,
-               let d = evidence.distance, d <= thresholds.uniqueNameDistance,
+        var evidence = prepared.indices.map { i in
+            var e = evaluate(q, prepared[i])
+            if e.limit == .chainBranch || e.limit == .tooFar, e.name >= 1,
+               let d = e.distance, d <= thresholds.uniqueNameDistance,
                !prepared.indices.contains(where: { $0 != i && nameScore(prepared[i], prepared[$0]) >= 0.9 }) {
-                evidence = evaluate(q, prepared[i], distanceTolerance: thresholds.uniqueNameDistance)
-                evidence.uniqueName = true
+                e = evaluate(q, prepared[i], distanceTolerance: thresholds.uniqueNameDistance)
+                e.uniqueName = true
             }
-            return MatchResult(score: evidence.score, verdict: verdict(evidence.score), reasons: reasons(evidence, q, prepared[i]))
+            return e
+        }
+        let matches = evidence.indices.filter { evidence[$0].score >= thresholds.accept }
+        if let best = matches.max(by: { evidence[$0].score < evidence[$1].score }) {
+            let rivals = matches.filter {
+                $0 != best && evidence[$0].score >= evidence[best].score - 0.05
+                    && evaluate(prepared[best], prepared[$0]).score < thresholds.accept
+            }
+            if !rivals.isEmpty {
+                for i in rivals + [best] {
+                    evidence[i].ambiguous = true
+                    evidence[i].score = min(evidence[i].score, below(thresholds.accept))
+                }
+            }
+        }
+        return prepared.indices.map { i in
+            MatchResult(score: evidence[i].score, verdict: verdict(evidence[i].score), reasons: reasons(evidence[i], q, prepared[i]))
         }
     }
 
@@ -192,6 +212,8 @@ public struct PlaceMatcher: Sendable {
         var sharedIdentity = false
         /// An exact name no other candidate shares, judged with the wider distance tolerance.
         var uniqueName = false
+        /// Another candidate, a different place, fits the query about as well.
+        var ambiguous = false
         /// The sum of the evidence before it is bounded to 0…1: among pairs that both score 1, the one
         /// with more agreeing evidence is the better pair.
         var strength = 0.0
@@ -374,89 +396,81 @@ public struct PlaceMatcher: Sendable {
 
     private func reasons(_ e: Evidence, _ a: PreparedRecord, _ b: PreparedRecord) -> [MatchReason] {
         var reasons: [MatchReason] = []
+        func add(_ signal: MatchSignal, _ agreement: MatchAgreement, _ detail: String) {
+            reasons.append(MatchReason(signal: signal, agreement: agreement, detail: detail))
+        }
         let nameAgreement: MatchAgreement = e.name >= 0.9 ? .agrees : e.name >= 0.7 ? .partial : .disagrees
-        reasons.append(MatchReason(signal: .name, agreement: nameAgreement,
-                                   detail: "core names '\(a.coreName)' and '\(b.coreName)' score \(format(e.name))"))
+        add(.name, nameAgreement, "core names '\(a.coreName)' and '\(b.coreName)' score \(format(e.name))")
         if e.genericConflict {
-            reasons.append(MatchReason(signal: .name, agreement: .disagrees,
-                                       detail: "the names announce different kinds of place"))
+            add(.name, .disagrees, "the names announce different kinds of place")
         }
         if e.numberConflict {
-            reasons.append(MatchReason(signal: .name, agreement: .disagrees, detail: "the names carry different numbers"))
+            add(.name, .disagrees, "the names carry different numbers")
         }
         if e.distinctiveConflict {
-            reasons.append(MatchReason(signal: .name, agreement: .limits,
-                                       detail: "each name has a distinctive word the other lacks, and no equal phone or address"))
+            add(.name, .limits, "each name has a distinctive word the other lacks, and no equal phone or address")
         }
         switch e.phone {
-        case .equal: reasons.append(MatchReason(signal: .phone, agreement: .agrees, detail: "same number \(a.normalizedPhone ?? "")"))
+        case .equal: add(.phone, .agrees, "same number \(a.normalizedPhone ?? "")")
         case .different:
-            reasons.append(MatchReason(signal: .phone, agreement: .disagrees,
-                                       detail: "\(a.normalizedPhone ?? "") vs \(b.normalizedPhone ?? "") (weak: businesses have several numbers)"))
+            add(.phone, .disagrees, "\(a.normalizedPhone ?? "") vs \(b.normalizedPhone ?? "") (weak: businesses have several numbers)")
         case .unknown: break
         }
         switch e.houseNumber {
-        case .equal: reasons.append(MatchReason(signal: .houseNumber, agreement: .agrees, detail: "both \(a.houseNumber ?? "")"))
+        case .equal: add(.houseNumber, .agrees, "both \(a.houseNumber ?? "")")
         case .different:
-            reasons.append(MatchReason(signal: .houseNumber, agreement: .disagrees,
-                                       detail: "\(a.houseNumber ?? "") vs \(b.houseNumber ?? "")"))
+            add(.houseNumber, .disagrees, "\(a.houseNumber ?? "") vs \(b.houseNumber ?? "")")
         case .unknown: break
         }
         if let street = e.street {
             let agreement: MatchAgreement = street >= 0.85 ? .agrees : street >= 0.6 ? .partial : .disagrees
-            reasons.append(MatchReason(signal: .address, agreement: agreement, detail: "streets score \(format(street))"))
+            add(.address, agreement, "streets score \(format(street))")
         }
         if e.uniqueName {
-            reasons.append(MatchReason(signal: .name, agreement: .agrees,
-                                       detail: "exact name and no namesake among the candidates: within \(Int(thresholds.uniqueNameDistance)) m is near enough"))
+            add(.name, .agrees, "exact name and no namesake among the candidates: within \(Int(thresholds.uniqueNameDistance)) m is near enough")
+        }
+        if e.ambiguous {
+            add(.name, .limits, "another candidate, a different place, fits the question about as well")
         }
         if let d = e.distance {
             let agreement: MatchAgreement = d <= 25 ? .agrees : d <= thresholds.chainDistance ? .partial : .disagrees
-            reasons.append(MatchReason(signal: .distance, agreement: agreement, detail: "\(Int(d.rounded())) m apart"))
+            add(.distance, agreement, "\(Int(d.rounded())) m apart")
         }
         switch e.category {
-        case .equal: reasons.append(MatchReason(signal: .category, agreement: .agrees, detail: a.category ?? ""))
+        case .equal: add(.category, .agrees, a.category ?? "")
         case .different:
-            reasons.append(MatchReason(signal: .category, agreement: .disagrees, detail: "\(a.category ?? "") vs \(b.category ?? "")"))
+            add(.category, .disagrees, "\(a.category ?? "") vs \(b.category ?? "")")
         case .unknown: break
         }
         if e.categoryConflict {
-            reasons.append(MatchReason(signal: .category, agreement: .disagrees, detail: "different kinds of place"))
+            add(.category, .disagrees, "different kinds of place")
         }
         if e.kindWordConflict {
-            reasons.append(MatchReason(signal: .name, agreement: .disagrees,
-                                       detail: "a generic word in one name says a kind of place the other's category is not"))
+            add(.name, .disagrees, "a generic word in one name says a kind of place the other's category is not")
         }
         if e.sharedIdentity {
-            reasons.append(MatchReason(signal: .address, agreement: .agrees,
-                                       detail: "equal phone and street address, and the names share a word"))
+            add(.address, .agrees, "equal phone and street address, and the names share a word")
         }
         if e.city == .different {
-            reasons.append(MatchReason(signal: .city, agreement: .disagrees, detail: "\(a.city ?? "") vs \(b.city ?? "")"))
+            add(.city, .disagrees, "\(a.city ?? "") vs \(b.city ?? "")")
         }
         let chain = Int(thresholds.chainDistance), far = Int(thresholds.maxDistance)
         switch e.limit {
         case .none: break
         case .chainBranch:
-            reasons.append(MatchReason(signal: .location, agreement: .limits,
-                                       detail: "more than \(chain) m apart without an equal phone or address: possibly another branch"))
+            add(.location, .limits, "more than \(chain) m apart without an equal phone or address: possibly another branch")
         case .tooFar:
-            reasons.append(MatchReason(signal: .location, agreement: .limits,
-                                       detail: "more than \(far) m apart without an equal phone or address"))
+            add(.location, .limits, "more than \(far) m apart without an equal phone or address")
         case .tooFarDespiteIdentity:
-            reasons.append(MatchReason(signal: .location, agreement: .limits,
-                                       detail: "phone or address agree but the places are more than \(far) m apart"))
+            add(.location, .limits, "phone or address agree but the places are more than \(far) m apart")
         case .nameOnly:
-            reasons.append(MatchReason(signal: .location, agreement: .limits,
-                                       detail: "only the name agrees: no distance, equal phone or equal address corroborates it"))
+            add(.location, .limits, "only the name agrees: no distance, equal phone or equal address corroborates it")
         case .kindDisagrees:
-            reasons.append(MatchReason(signal: .category, agreement: .limits,
-                                       detail: "the names or categories say different kinds of place"))
+            add(.category, .limits, "the names or categories say different kinds of place")
         case .differentKind:
-            reasons.append(MatchReason(signal: .category, agreement: .limits,
-                                       detail: "a city, region or country cannot be a place with a street address, phone or venue category"))
+            add(.category, .limits, "a city, region or country cannot be a place with a street address, phone or venue category")
         case .otherCountry:
-            reasons.append(MatchReason(signal: .location, agreement: .limits, detail: "in different countries"))
+            add(.location, .limits, "in different countries")
         }
         return reasons
     }

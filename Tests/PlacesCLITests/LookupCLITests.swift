@@ -98,64 +98,24 @@ import Testing
     }
 
     @Test func serverLookupAnswersAnErrorWhenEveryProviderFailedAndLogsIt() async throws {
+        guard let redisCLI = ServeCLITests.redisCLI else {
+            Issue.record("redis-cli is not installed (apt-get install redis-tools); .ci/run installs it")
+            return
+        }
         let cli = try CLIHarness.fresh()
         let fake = try await failingYelp(cli)
         let server = try RunningServer.start(cli, environment: ["YELP_API_KEY": FakeRoutes.testKey])
         defer { server.kill() }
-        let reply = try RESPSocket.request(port: server.port, ["LOOKUP", "Zyzzyva Sauna Bar Nowhere", "NEAR", "60.1721", "24.9450"])
-        let known = try RESPSocket.request(port: server.port, ["LOOKUP", "Kiasma", "NEAR", "60.1718", "24.9368"])
+        let port = String(server.port)
+        let reply = try ServeCLITests.run(redisCLI, ["-p", port, "LOOKUP", "Zyzzyva Sauna Bar Nowhere", "NEAR", "60.1721", "24.9450"])
+        let known = try ServeCLITests.run(redisCLI, ["-p", port, "LOOKUP", "Kiasma", "NEAR", "60.1718", "24.9368"])
         #expect(try server.stop(signal: SIGTERM) == 0)
         await fake.shutdown()
-        #expect(reply.hasPrefix("-ERR LOOKUP failed: yelp:"), "\(reply)")
+        // redis-cli prints an error reply as its text: the client sees a failure, not a null "no such place".
+        #expect(reply.hasPrefix("ERR LOOKUP failed: yelp:"), "\(reply)")
         #expect(!reply.contains(FakeRoutes.testKey))
-        #expect(known.hasPrefix("$"), "a place the local index knows is still answered: \(known)")
+        #expect(known.contains("\"Kiasma\""), "a place the local index knows is still answered: \(known)")
         #expect(server.stderr.contains("LOOKUP failed"), "\(server.stderr)")
         #expect(!server.stderr.contains(FakeRoutes.testKey))
-    }
-}
-
-/// One RESP request over a plain TCP socket to 127.0.0.1, and the first reply's raw text.
-enum RESPSocket {
-    static func request(port: Int, _ arguments: [String], timeout: TimeInterval = 60) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw SocketFailure("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw SocketFailure("connect to 127.0.0.1:\(port) failed") }
-        var seconds = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
-        var frame = "*\(arguments.count)\r\n"
-        for argument in arguments { frame += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
-        let bytes = Array(frame.utf8)
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else {
-            throw SocketFailure("send failed")
-        }
-        // A simple string or error ends at its first CRLF; a bulk string after its announced length.
-        var reply = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            reply += buffer[0..<count]
-            let text = String(decoding: reply, as: UTF8.self)
-            guard let lineEnd = text.range(of: "\r\n") else { continue }
-            if text.hasPrefix("$"), let length = Int(text[text.index(after: text.startIndex)..<lineEnd.lowerBound]), length >= 0 {
-                if reply.count >= text.utf8.distance(from: text.startIndex, to: lineEnd.upperBound) + length + 2 { break }
-                continue
-            }
-            break
-        }
-        return String(decoding: reply, as: UTF8.self)
-    }
-
-    struct SocketFailure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
     }
 }

@@ -137,4 +137,16 @@ import Testing
         copy.coordinate = moved(ateneumPoint, metres)
         return copy
     }
+
+    @Test func twoDifferentPlacesFittingTheQueryEquallyMakeItAReview() {
+        let query = MatchRecord(id: "q", name: "Kalmari", coordinate: ateneumPoint)
+        let grill = MatchRecord(id: "g", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 10), category: "restaurant")
+        let pizzeria = MatchRecord(id: "p", name: "Kalmari Pizzeria", coordinate: moved(ateneumPoint, 20), category: "restaurant")
+        #expect(matcher.compare(query: query, candidates: [grill]).map(\.verdict) == [.match])
+        #expect(matcher.compare(query: query, candidates: [grill, pizzeria]).map(\.verdict) == [.review, .review])
+        // One place listed twice (a node and a building outline) is not a rival.
+        let outline = MatchRecord(id: "w", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 14), category: "restaurant")
+        #expect(matcher.compare(query: query, candidates: [grill, outline]).map(\.verdict) == [.match, .match])
+    }
 }
+
