@@ -26,13 +26,6 @@ import Testing
         }
     }
 
-    /// Issue 16, item 1 (`REVERSE 1e19 0`): formatting the message trapped converting 1e19 to Int.
-    @Test func aWholeNumberBeyondIntsRangeIsNamedNotTrappedOn() {
-        #expect(throws: InputError("invalid coordinate: latitude 1e+19 is outside -90…90")) {
-            try Coordinate(validatingLatitude: 1e19, longitude: 0)
-        }
-    }
-
     @Test func placeIDKeepsColonsInTheNativePart() throws {
         let id = try PlaceID(parsing: "google:places/ChIJ:x")
         #expect(id.provider == "google")
