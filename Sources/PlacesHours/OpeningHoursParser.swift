@@ -331,6 +331,13 @@ struct OpeningHoursParser {
     private mutating func parseTimeSpan() throws(HoursSyntaxError) -> TimeSpan {
         let startToken = current
         let start = try parseTimePoint()
+        // Only an end may run past midnight (`22:00-26:00`); a start after 24:00 made evaluation report
+        // changes in the past (found by the hours fuzzer: `Fr 44:00-12:00`).
+        if case .clock(let minute) = start, minute > 1440 {
+            throw HoursSyntaxError(
+                message: "start time '\(startToken.text)' is after 24:00: only an end time may run past midnight (22:00-26:00)",
+                offset: startToken.offset)
+        }
         if current.kind == .plus {
             advance()
             return TimeSpan(start: start, end: nil, openEnd: true)
