@@ -67,9 +67,11 @@ struct LocalSearch {
         var text = try ranked(FullTextQuery.all(words))
         if text.isEmpty { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
-        if text.isEmpty, segments.count >= 2 {
-            // "Mikonkatu 18, Helsinki": the part before the comma is the address, the rest where it is.
-            text = try ranked(FullTextQuery.all(segments[0]))
+        if segments.count >= 2 {
+            // "Mikonkatu 18, Helsinki": the part before the comma is the address, the rest where it is;
+            // places there that do not name the city themselves follow those that do.
+            var seen = Set(text.map(\.rowid))
+            text += try ranked(FullTextQuery.all(segments[0])).filter { seen.insert($0.rowid).inserted }
         }
         var hits: [Hit] = []
         if let phrase = CategoryWords.find(in: words) { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
@@ -78,7 +80,10 @@ struct LocalSearch {
         if text.isEmpty, hits.isEmpty {
             correction = try TypoCorrection(words: words, db: db)
             if let correction {
-                text = try ranked(correction.match).map { Hit(rowid: $0.rowid, score: $0.score, fuzzy: true) }
+                // The likeliest correction first; any close one only when that finds nothing.
+                text = try ranked(correction.bestMatch)
+                if text.isEmpty { text = try ranked(correction.match) }
+                text = text.map { Hit(rowid: $0.rowid, score: $0.score, fuzzy: true) }
                 correctedWords = correction.bestWords
             }
         }
@@ -258,8 +263,10 @@ struct LocalSearch {
 struct TypoCorrection {
     /// An FTS5 expression: each corrected word becomes "candidate OR candidate …".
     var match: String
-    /// The closest correction of each word, for "did you mean".
+    /// The closest correction of each word (the most used among equally close ones).
     var bestWords: [String]
+
+    var bestMatch: String { FullTextQuery.all(bestWords) }
 
     init?(words: [String], db: Database) throws {
         var parts: [String] = [], best: [String] = [], changed = false
@@ -290,21 +297,24 @@ struct TypoCorrection {
                           arguments: [word.unicodeScalars.count, word]) ?? false
     }
 
-    /// Indexed words within `allowance` edits, closest first.
+    /// Indexed words within `allowance` edits, closest first, then the most used.
     static func candidates(for word: String, allowance: Int, db: Database) throws -> [String] {
         let scalars = Array(word.unicodeScalars)
         let half = max(1, (scalars.count - 1) / 2)
         let head = String(String.UnicodeScalarView(scalars.prefix(half)))
         let tail = String(String.UnicodeScalarView(scalars.reversed().prefix(half)))
         let lengths = ((scalars.count - allowance)...(scalars.count + allowance)).map(String.init).joined(separator: ",")
-        let terms = try String.fetchAll(db.cachedStatement(sql: """
-            SELECT term FROM search_term WHERE length IN (\(lengths)) AND term >= ? AND term < ?
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT term, places FROM search_term WHERE length IN (\(lengths)) AND term >= ? AND term < ?
             UNION
-            SELECT term FROM search_term WHERE length IN (\(lengths)) AND reversed >= ? AND reversed < ?
+            SELECT term, places FROM search_term WHERE length IN (\(lengths)) AND reversed >= ? AND reversed < ?
             """), arguments: [head, head + "\u{10FFFF}", tail, tail + "\u{10FFFF}"])
-        return terms.compactMap { term in SearchText.editDistance(word, term, limit: allowance).map { (term, $0) } }
-            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
-            .map(\.0)
+        return rows.compactMap { row -> (term: String, distance: Int, places: Int)? in
+            let term: String = row[0]
+            return SearchText.editDistance(word, term, limit: allowance).map { (term, $0, row[1]) }
+        }
+        .sorted { ($0.distance, -$0.places, $0.term) < ($1.distance, -$1.places, $1.term) }
+        .map(\.term)
     }
 }
 

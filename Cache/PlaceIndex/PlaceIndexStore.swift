@@ -234,6 +234,7 @@ public final class PlaceIndexStore: Sendable {
                     length INTEGER NOT NULL,
                     term TEXT NOT NULL,
                     reversed TEXT NOT NULL,
+                    places INTEGER NOT NULL DEFAULT 0,
                     PRIMARY KEY (length, term)
                 ) WITHOUT ROWID;
                 CREATE INDEX search_term_by_ending ON search_term(length, reversed);

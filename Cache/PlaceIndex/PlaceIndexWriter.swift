@@ -121,21 +121,25 @@ public final class PlaceIndexWriter {
     }
 
     /// Words a typo may be corrected to: names and streets, 4 letters or more, no digits.
-    private var typoTerms = Set<String>()
+    private var typoTerms: [String: Int] = [:]
 
     private func collectTypoTerms(_ words: [String]) {
         for word in words where word.unicodeScalars.count >= 4 && word.unicodeScalars.count <= 40
             && !word.unicodeScalars.contains(where: { $0.properties.numericType != nil }) {
-            typoTerms.insert(word)
+            typoTerms[word, default: 0] += 1
         }
     }
 
     /// The vocabulary typo correction looks words up in: each word by its length and its beginning, and by
-    /// its length and its (reversed) ending, since a word with one typo keeps one of the two intact.
+    /// its length and its (reversed) ending, since a word with one typo keeps one of the two intact. How
+    /// many names use a word decides between equally close corrections.
     private func saveTypoVocabulary() throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO search_term (length, term, reversed) VALUES (?, ?, ?)")
-        for term in typoTerms {
-            try statement.execute(arguments: [term.unicodeScalars.count, term, String(String.UnicodeScalarView(term.unicodeScalars.reversed()))])
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO search_term (length, term, reversed, places) VALUES (?, ?, ?, ?)
+            ON CONFLICT (length, term) DO UPDATE SET places = places + excluded.places
+            """)
+        for (term, count) in typoTerms {
+            try statement.execute(arguments: [term.unicodeScalars.count, term, String(String.UnicodeScalarView(term.unicodeScalars.reversed())), count])
         }
         typoTerms.removeAll()
     }
