@@ -69,7 +69,7 @@ let package = Package(
                 "PlacesCore", "PlacesMatching", "PlacesHours", "PlaceIndex", "LocalProvider", "LookupCache",
                 "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider",
                 "NominatimProvider", "PlacesConfig", "PlacesPipeline",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PlacesApp",
             resources: [.copy("Resources/EmbeddedData")]),
@@ -136,7 +136,9 @@ let package = Package(
                 "PlacesPipeline", "PlacesMatching", "LookupCache", "BudgetLedger", "ProviderHTTP", "GoogleProvider",
                 "YelpProvider", "PlacesApp", "FakeUpstream",
             ]),
-        .testTarget(name: "PlacesAppTests", dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream"]),
+        .testTarget(
+            name: "PlacesAppTests",
+            dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore"]),
         .testTarget(
             name: "PlacesCLITests",

@@ -26,6 +26,9 @@ public final class PlacesService: Sendable {
     ///   prints them on stderr).
     public static func open(_ environment: PlacesEnvironment,
                             notice: @Sendable (String) -> Void = { _ in }) throws -> PlacesService {
+        // Every command that opens places reads config.toml first, so a broken or misspelt file is reported
+        // at once rather than when some later command happens to need the setting.
+        _ = try PipelineSettings.load(from: environment.configFile)
         try environment.createDirectories()
         return PlacesService(environment: environment, index: try LocalIndexSetup.open(environment, notice: notice))
     }

@@ -64,12 +64,15 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             guard (0...65_535).contains(port) else { throw InputError("invalid --port \(port): expected 0…65535") }
             guard maxClients >= 1 else { throw InputError("invalid --max-clients \(maxClients): expected 1 or more") }
-            guard eventLoops >= 1 else { throw InputError("invalid --event-loops \(eventLoops): expected 1 or more") }
+            guard (1...1_024).contains(eventLoops) else { throw InputError("invalid --event-loops \(eventLoops): expected 1…1024") }
             guard memoTimeToLive >= 0 else { throw InputError("invalid --memo-ttl \(memoTimeToLive): expected seconds, 0 or more") }
-            guard idleTimeout >= 0 else { throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0 or more") }
+            // A year at most: beyond that NIO's nanosecond count would overflow.
+            guard (0...31_536_000).contains(idleTimeout) else {
+                throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0…31536000 (a year)")
+            }
             guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
                 throw InputError("invalid --log-level '\(logLevel)': expected trace, debug, info, notice, warning, error or critical")
             }
@@ -143,6 +146,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         backend.lookupHandler = { query in
             let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: nil, offline: false))
+            // A provider failed, no other source knew the place and nothing was cached: an error, not a
+            // miss, or a client could not tell an outage from "no such place".
+            if outcome.place == nil, !outcome.failures.isEmpty {
+                let reason = outcome.errors.joined(separator: "; ") + "; no other source knew the place and nothing is cached"
+                logger.warning("LOOKUP failed", metadata: ["name": "\(query.name)", "reason": "\(reason)"])
+                throw ServerBackendError.failed("LOOKUP", reason: reason)
+            }
             guard outcome.place != nil else { return nil }
             return try PlacesJSON.lookup(outcome, reference: query.near)
         }

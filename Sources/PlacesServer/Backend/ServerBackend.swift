@@ -43,6 +43,9 @@ public struct InfoSection: Sendable, Equatable {
 public enum ServerBackendError: Error, Equatable, Sendable {
     /// The command's backing code is not in this build (e.g. the lookup pipeline before it lands).
     case unavailable(_ command: String)
+    /// The command ran and could not answer, for a reason the client must be able to tell from a miss
+    /// (LOOKUP when every provider failed and nothing was cached). `reason` is already redacted.
+    case failed(_ command: String, reason: String)
 }
 
 extension ServerBackend {

@@ -48,6 +48,7 @@ public struct CommandExecutor: Sendable {
         } catch let error as ServerBackendError {
             switch error {
             case .unavailable(let command): return .error("ERR \(command) is not available in this build")
+            case .failed(let command, let reason): return .error("ERR \(command) failed: \(reason)")
             }
         } catch let error as InputError {
             return .error("ERR " + error.message)
