@@ -143,15 +143,7 @@ struct LocalSearch {
         var arguments: StatementArguments = [typed, "| \(typed) |", match]
         let circle: (center: Coordinate, radius: Double)? = around.flatMap { center in within.map { (center, $0) } }
             ?? near.flatMap { center in radius.map { (center, $0) } }
-        if let circle {
-            let box = GeoMath.boundingBox(around: circle.center, radius: circle.radius)
-            sql += " AND p.rowid IN (SELECT id FROM place_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?)"
-            arguments += [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
-        }
-        if let filter {
-            sql += " AND " + filter.sql
-            arguments += filter.arguments
-        }
+        restrict(&sql, &arguments, to: circle)
         sql += " ORDER BY rank LIMIT \(max(limit * 20, 200))"
         let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         // bm25 is negative, lower is better; relevance 1 is the best match of this query.
@@ -177,6 +169,20 @@ struct LocalSearch {
         return hits.map(\.hit)
     }
 
+    /// Adds the circle's bounding box (through the R*Tree) and `--category` to a query on `place p`.
+    private func restrict(_ sql: inout String, _ arguments: inout StatementArguments,
+                          to circle: (center: Coordinate, radius: Double)?) {
+        if let circle {
+            let box = GeoMath.boundingBox(around: circle.center, radius: circle.radius)
+            sql += " AND p.rowid IN (SELECT id FROM place_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?)"
+            arguments += [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+        }
+        if let filter {
+            sql += " AND " + filter.sql
+            arguments += filter.arguments
+        }
+    }
+
     /// Real members of a category ("chemist" → pharmacies and chemists), nearest first with `near`,
     /// otherwise most important first. Words besides the category must match the member too ("pharmacy
     /// kamppi"); when no member has them and nothing else matches the whole query, they name a place to
@@ -200,15 +206,7 @@ struct LocalSearch {
             """
         var arguments: StatementArguments = [match]
         let limitRadius = within ?? radius
-        if let center, let limitRadius {
-            let box = GeoMath.boundingBox(around: center, radius: limitRadius)
-            sql += " AND p.rowid IN (SELECT id FROM place_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?)"
-            arguments += [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
-        }
-        if let filter {
-            sql += " AND " + filter.sql
-            arguments += filter.arguments
-        }
+        restrict(&sql, &arguments, to: center.flatMap { center in limitRadius.map { (center, $0) } })
         sql += " LIMIT 5000"
         var hits: [Hit] = []
         var tieBreak: [Int64: Double] = [:]

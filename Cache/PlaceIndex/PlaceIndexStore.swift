@@ -253,7 +253,7 @@ public struct PlaceIndexCounts: Hashable, Sendable {
     /// Searchable places: OSM POIs plus GeoNames cities.
     public var places: Int
     public var cities: Int
-    /// Addressed OSM objects without a POI tag, kept for reverse geocoding only.
+    /// Addressed OSM objects without a POI tag, found by reverse geocoding and address search.
     public var addressPoints: Int
 }
 
@@ -317,7 +317,8 @@ public struct SourceFingerprint: Hashable, Sendable {
     }
 }
 
-/// What role a row plays. Address points answer reverse geocoding but are not search results.
+/// What role a row plays: a named POI, an address point (an addressed object without a POI tag: found by
+/// reverse geocoding and by address search), or a GeoNames city.
 public enum IndexedPlaceKind: String, Sendable {
     case poi, address, city
 }
