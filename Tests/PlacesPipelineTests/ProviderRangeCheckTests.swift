@@ -15,11 +15,15 @@ struct ProviderRangeCheckTests {
     @Test func aReplyOfOnlyImpossiblePositionsIsAFailureNotANegativeAnswer() async throws {
         let rig = try await HTTPProvidersPipelineTests.rig(yelp: Self.junkYelp)
         defer { Task { await rig.shutdown() } }
+        try await Self.failsTwiceWithoutCaching(rig, saying: "impossible position")
+    }
+
+    /// Yelp's failure (Google knows nothing) is reported as `reason`, and nothing is cached: the repeat asks Yelp again.
+    static func failsTwiceWithoutCaching(_ rig: HTTPProvidersPipelineTests.Rig, saying reason: String) async throws {
         rig.googleFake.setHandler { _ in .json("{}") }
         let first = try await rig.pipeline.lookup(HTTPProvidersPipelineTests.request())
         #expect(first.place == nil)
-        #expect(first.steps.contains { $0.description.contains("impossible position") }, "\(first.steps.map(\.description))")
-        // Nothing was cached from junk: the repeat asks Yelp again.
+        #expect(first.steps.contains { $0.description.contains(reason) }, "\(first.steps.map(\.description))")
         let second = try await rig.pipeline.lookup(HTTPProvidersPipelineTests.request())
         #expect(second.cache != .hit)
         #expect(rig.yelpFake.requests.count == 2)
@@ -42,13 +46,7 @@ struct ProviderRangeCheckTests {
             .redirect(to: "http://127.0.0.1:\(thief.port)/v3/businesses/matches", status: 307)
         })
         defer { Task { await rig.shutdown() } }
-        rig.googleFake.setHandler { _ in .json("{}") }
-        let first = try await rig.pipeline.lookup(HTTPProvidersPipelineTests.request())
-        #expect(first.place == nil)
-        #expect(first.steps.contains { $0.description.contains("a redirect") }, "\(first.steps.map(\.description))")
-        let second = try await rig.pipeline.lookup(HTTPProvidersPipelineTests.request())
-        #expect(second.cache != .hit)
-        #expect(rig.yelpFake.requests.count == 2)
+        try await Self.failsTwiceWithoutCaching(rig, saying: "a redirect")
         #expect(thief.requests.isEmpty)
     }
 }
