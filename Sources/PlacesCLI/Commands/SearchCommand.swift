@@ -31,10 +31,10 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Rank and measure distance from this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var near: Coordinate?
 
-    @Option(help: ArgumentHelp("With --near, only places within this many metres.", valueName: "M"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --near, only places within this many metres.", valueName: "M"))
     var radius: Double?
 
-    @Option(help: "At most this many results.")
+    @Option(parsing: .unconditional, help: "At most this many results.")
     var limit = 10
 
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
@@ -84,7 +84,7 @@ struct NearbyCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The centre point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(help: ArgumentHelp("Search radius in metres.", valueName: "M"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Search radius in metres.", valueName: "M"))
     var radius = 500.0
 
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
@@ -93,7 +93,7 @@ struct NearbyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only places of this brand or chain.", valueName: "NAME"))
     var brand: String?
 
-    @Option(help: "At most this many results.")
+    @Option(parsing: .unconditional, help: "At most this many results.")
     var limit = 20
 
     @OptionGroup var openFilter: OpenFilterOptions
