@@ -233,7 +233,7 @@ struct SpotsListCommand: AsyncParsableCommand {
                     printData(try PlacesJSON.encode(object, pretty: isTerminal(.standardOutput)))
                 } else {
                     for key in groups.keys.sorted() {
-                        print("\(key) (\(groups[key]!.count))")
+                        print(TerminalText.safe("\(key) (\(groups[key]!.count))"))
                         print(SpotOutput.table(groups[key]!, reference: reference), terminator: "")
                         print("")
                     }
