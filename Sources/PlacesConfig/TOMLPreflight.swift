@@ -54,7 +54,7 @@ enum TOMLPreflight {
             case UInt8(ascii: "[") where open.isEmpty && !lineHasContent:
                 var next = index + 1
                 while isBlank(byte(at: next)) { next += 1 }
-                if byte(at: next) == UInt8(ascii: "[") && next == index + 1 {
+                if byte(at: next) == UInt8(ascii: "[") {
                     next += 1
                     while isBlank(byte(at: next)) { next += 1 }
                 }
@@ -103,7 +103,7 @@ enum TOMLPreflight {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
              UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "\""), UInt8(ascii: "'"),
-             UInt8(ascii: "]"), UInt8(ascii: "["):  // toml++ reports `[]` and `[ [` itself
+             UInt8(ascii: "]"):  // toml++ reports `[]` itself
             true
         default: false
         }

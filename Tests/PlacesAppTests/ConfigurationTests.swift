@@ -66,7 +66,7 @@ struct ConfigurationTests {
 
     /// Found by the config fuzzer: toml++ asserted (and aborted the process) on these table headers.
     @Test(arguments: [("[é]\n", 1), ("[[é]]\n", 1), ("[providers.google]\nenabled = true\n[.google]\n", 3),
-                      ("[\n", 1), ("[ +a]\n", 1), ("# [é]\nx = \"\"\"\n[é\n\"\"\"\n[!]\n", 5)])
+                      ("[\n", 1), ("[ +a]\n", 1), ("[[[a]]]\n", 1), ("[[ [a]]\n", 1), ("# [é]\nx = \"\"\"\n[é\n\"\"\"\n[!]\n", 5)])
     func tableNamesNoKeyCanStartWithAreRefusedWithTheirLine(text: String, line: Int) {
         #expect {
             try PlacesConfiguration.parse(text)
