@@ -335,7 +335,7 @@ struct OpeningHoursParser {
         // changes in the past (found by the hours fuzzer: `Fr 44:00-12:00`).
         if case .clock(let minute) = start, minute > 1440 {
             throw HoursSyntaxError(
-                message: "start time '\(startToken.text)' is after 24:00: only an end time may run past midnight (22:00-26:00)",
+                message: "start time '\(LocalDate.pad(minute / 60, 2)):\(LocalDate.pad(minute % 60, 2))' is after 24:00: only an end time may run past midnight (22:00-26:00)",
                 offset: startToken.offset)
         }
         if current.kind == .plus {
