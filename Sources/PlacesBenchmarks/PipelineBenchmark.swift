@@ -80,11 +80,16 @@ enum PipelineBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         var spent = MicroDollars.zero
         var paidCalls = 0, accepted = 0, wrong = 0, doubtful = 0, unanswered = 0, cacheHits = 0
+        // Paid calls the oracle would not make (the cheap source knew the place), by how the name was typed.
+        var avoidable: [String: Int] = [:]
         let started = ContinuousClock.now
         for item in workload {
             let outcome = try await pipeline.lookup(item.request)
             spent = spent + outcome.cost
             paidCalls += outcome.calls["costly", default: 0]
+            if useCheap && outcome.calls["costly", default: 0] > 0 && world.cheapKnows[item.truth] {
+                avoidable[item.typing, default: 0] += 1
+            }
             if outcome.cache == .hit { cacheHits += 1 }
             if outcome.isAccepted {
                 accepted += 1
@@ -113,6 +118,10 @@ enum PipelineBenchmark {
         print("\(label).no_answer \(unanswered) count")
         print("\(label).cache_hits \(cacheHits) count")
         print(String(format: "%@.lookups_per_second %.0f 1/s", label, Double(workload.count) / seconds))
+        if useCheap {
+            print("\(label).paid_calls_the_cheap_source_could_answer \(avoidable.values.reduce(0, +)) count ("
+                  + avoidable.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
+        }
         return ReplayResult(spent: spent, wrong: wrong)
     }
 
@@ -164,6 +173,8 @@ enum PipelineBenchmark {
 struct PipelineBenchLookup: Sendable {
     var request: LookupRequest
     var truth: Int
+    /// How the name was typed ("exact", "typo", "finnish"…), for the breakdown of avoidable paid calls.
+    var typing: String
 }
 
 /// Generated businesses with known identities, so every accepted answer can be checked against the truth.
@@ -189,6 +200,10 @@ struct PipelineBenchWorld: Sendable {
     /// Each place's distinctive word.
     let stems: [String]
     let cheapKnows: [Bool]
+    /// Distinctive words that some place of the family carries alone ("Vakasu" the museum).
+    let bareStems: Set<String>
+    /// Folded full names.
+    let indexByName: [String: Int]
     /// The cheap source lists this place under its Finnish name.
     let cheapFinnish: [Bool]
     /// Places by 200 m grid cell, for the providers' "nearest candidates".
@@ -234,6 +249,8 @@ struct PipelineBenchWorld: Sendable {
         cheapKnows = cheap
         cheapFinnish = finnish
         self.cells = cells
+        bareStems = Set(places.indices.filter { Self.kinds[kindOf[$0]].word.isEmpty }.map { stems[$0] })
+        indexByName = Dictionary(places.enumerated().map { (TextFolding.fold($1.name), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     static func move(_ c: Coordinate, metres: Double, generator: inout SplitMix64) -> Coordinate {
@@ -276,28 +293,35 @@ struct PipelineBenchWorld: Sendable {
             while lo < hi { let mid = (lo + hi) / 2; if cumulative[mid] < u { lo = mid + 1 } else { hi = mid } }
             let truth = order[lo]
             let near = Self.move(places[truth].coordinate, metres: generator.unit() * 60, generator: &generator)
-            let query = MatchQuery(name: typed(truth, generator: &generator), near: near)
-            return PipelineBenchLookup(request: LookupRequest(query: query, requiredFields: PipelineBenchmark.required), truth: truth)
+            var (name, typing) = typed(truth, generator: &generator)
+            // A typed name that is another place's exact name asks for that place.
+            if name != places[truth].name, let other = indexByName[TextFolding.fold(name)], other != truth {
+                (name, typing) = (places[truth].name, "exact")
+            }
+            let query = MatchQuery(name: name, near: near)
+            return PipelineBenchLookup(request: LookupRequest(query: query, requiredFields: PipelineBenchmark.required),
+                                       truth: truth, typing: typing)
         }
     }
 
-    /// The name as one person types it.
-    func typed(_ i: Int, generator: inout SplitMix64) -> String {
+    /// The name as one person types it, and how. Leaving the kind word out is not done where a place of
+    /// the family is called by the bare word: that question names the other place.
+    func typed(_ i: Int, generator: inout SplitMix64) -> (String, String) {
         let name = places[i].name, stem = stems[i], kind = Self.kinds[kindOf[i]]
         let roll = generator.unit()
         switch roll {
-        case ..<0.40: return name
-        case ..<0.55: return TextFolding.fold(name)
+        case ..<0.40: return (name, "exact")
+        case ..<0.55: return (TextFolding.fold(name), "folded")
         case ..<0.65:
             // A transposed pair of letters inside the distinctive word.
             var letters = Array(stem)
             let at = 1 + Int(generator.next() % UInt64(max(1, letters.count - 2)))
             if at + 1 < letters.count { letters.swapAt(at, at + 1) }
-            return kind.word.isEmpty ? String(letters) : "\(String(letters)) \(kind.word)"
-        case ..<0.75: return kind.finnish.isEmpty ? name : "\(stem) \(kind.finnish)"
-        case ..<0.85: return stem
-        case ..<0.92: return kind.word.isEmpty ? String(stem.prefix(4)) : "\(stem.prefix(4)) \(kind.word)"
-        default: return "\(name) Helsinki"
+            return (kind.word.isEmpty ? String(letters) : "\(String(letters)) \(kind.word)", "typo")
+        case ..<0.75: return (kind.finnish.isEmpty ? name : "\(stem) \(kind.finnish)", "finnish")
+        case ..<0.85: return (bareStems.contains(stem) ? name : stem, "without_kind_word")
+        case ..<0.92: return (kind.word.isEmpty ? String(stem.prefix(4)) : "\(stem.prefix(4)) \(kind.word)", "word_start")
+        default: return ("\(name) Helsinki", "with_city")
         }
     }
 }
