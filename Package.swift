@@ -69,7 +69,7 @@ let package = Package(
                 "PlacesCore", "PlacesMatching", "PlacesHours", "PlaceIndex", "LocalProvider", "LookupCache",
                 "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider",
                 "NominatimProvider", "PlacesConfig", "PlacesPipeline",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PlacesApp",
             resources: [.copy("Resources/EmbeddedData")]),
@@ -88,7 +88,7 @@ let package = Package(
             name: "PlacesCLI",
             dependencies: [
                 "PlacesApp", "PlacesServer", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
-                "PlacesPipeline", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
+                "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -136,9 +136,13 @@ let package = Package(
                 "PlacesPipeline", "PlacesMatching", "LookupCache", "BudgetLedger", "ProviderHTTP", "GoogleProvider",
                 "YelpProvider", "PlacesApp", "FakeUpstream",
             ]),
-        .testTarget(name: "PlacesAppTests", dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream"]),
+        .testTarget(
+            name: "PlacesAppTests",
+            dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore"]),
-        .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "SpotStore", "FakeUpstream"]),
+        .testTarget(
+            name: "PlacesCLITests",
+            dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

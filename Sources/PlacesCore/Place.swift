@@ -35,6 +35,8 @@ public struct Place: Hashable, Sendable, Codable {
     public var alternateIDs: [PlaceID]
     /// Which provider each field came from, and when it was fetched.
     public var provenance: [PlaceField: FieldSource]
+    /// How a search reached this place, when not by its main name or not exactly: set by the local index.
+    public var searchMatch: SearchMatch? = nil
 
     public init(
         id: PlaceID, name: String, coordinate: Coordinate, address: PostalAddress? = nil,
@@ -125,6 +127,19 @@ public enum PlaceField: String, CaseIterable, Sendable, Codable, CodingKeyRepres
     }
 }
 
+/// Which of a place's names a search matched, and whether only after correcting a typo.
+public struct SearchMatch: Hashable, Sendable, Codable {
+    /// Another name of the place (another language, an old or short name) when that is what matched.
+    public var matchedName: String?
+    /// The place was found only after a typed word was corrected to one within edit distance 1–2.
+    public var fuzzy: Bool
+
+    public init(matchedName: String? = nil, fuzzy: Bool = false) {
+        self.matchedName = matchedName
+        self.fuzzy = fuzzy
+    }
+}
+
 public struct FieldSource: Hashable, Sendable, Codable {
     public var provider: String
     public var fetchedAt: Date
@@ -207,5 +222,19 @@ public struct WeekTime: Hashable, Sendable, Codable, Comparable {
 
     public static func < (lhs: WeekTime, rhs: WeekTime) -> Bool {
         (lhs.weekday, lhs.minute) < (rhs.weekday, rhs.minute)
+    }
+}
+
+extension Place {
+    /// The place as a provider described it, with its numbers range-checked: `nil` when its position is not
+    /// on the Earth (a reply with `latitude: 1e19`); a rating outside 0…5, a negative rating count or a UTC
+    /// offset beyond ±18 h become unknown rather than shown.
+    public func withCheckedNumbers() -> Place? {
+        guard (try? Coordinate.check(latitude: coordinate.latitude, longitude: coordinate.longitude)) != nil else { return nil }
+        var copy = self
+        if let rating, !(rating.isFinite && (0...5).contains(rating)) { copy.rating = nil }
+        if let ratingCount, ratingCount < 0 { copy.ratingCount = nil }
+        if let utcOffsetMinutes, !(-18 * 60...18 * 60).contains(utcOffsetMinutes) { copy.utcOffsetMinutes = nil }
+        return copy
     }
 }

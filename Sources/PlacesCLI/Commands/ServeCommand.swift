@@ -35,28 +35,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The TCP port (0 picks a free one and logs it).")
+    @Option(parsing: .unconditional, help: "The TCP port (0 picks a free one and logs it).")
     var port = 7878
 
     @Option(name: .customLong("requirepass-env"),
             help: ArgumentHelp("Require AUTH with the password held in this environment variable.", valueName: "VAR"))
     var requirePasswordVariable: String?
 
-    @Option(name: .customLong("max-clients"), help: ArgumentHelp("Refuse connections beyond this many.", valueName: "N"))
+    @Option(name: .customLong("max-clients"), parsing: .unconditional, help: ArgumentHelp("Refuse connections beyond this many.", valueName: "N"))
     var maxClients = 10_000
 
-    @Option(name: .customLong("idle-timeout"),
+    @Option(name: .customLong("idle-timeout"), parsing: .unconditional,
             help: ArgumentHelp("Close connections silent for this many seconds; 0 never does.", valueName: "S"))
     var idleTimeout = 300
 
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel = "info"
 
-    @Option(name: .customLong("event-loops"),
+    @Option(name: .customLong("event-loops"), parsing: .unconditional,
             help: ArgumentHelp("Event-loop threads; the default is half the cores on this machine, at least one.", valueName: "N"))
     var eventLoops = ServerConfiguration.defaultEventLoopCount
 
-    @Option(name: .customLong("memo-ttl"),
+    @Option(name: .customLong("memo-ttl"), parsing: .unconditional,
             help: ArgumentHelp("Repeat identical read replies from memory for this many seconds; 0 turns the memo off "
                                + "(an index re-import then shows at once).", valueName: "S"))
     var memoTimeToLive = 30
@@ -64,12 +64,15 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             guard (0...65_535).contains(port) else { throw InputError("invalid --port \(port): expected 0…65535") }
             guard maxClients >= 1 else { throw InputError("invalid --max-clients \(maxClients): expected 1 or more") }
-            guard eventLoops >= 1 else { throw InputError("invalid --event-loops \(eventLoops): expected 1 or more") }
+            guard (1...1_024).contains(eventLoops) else { throw InputError("invalid --event-loops \(eventLoops): expected 1…1024") }
             guard memoTimeToLive >= 0 else { throw InputError("invalid --memo-ttl \(memoTimeToLive): expected seconds, 0 or more") }
-            guard idleTimeout >= 0 else { throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0 or more") }
+            // A year at most: beyond that NIO's nanosecond count would overflow.
+            guard (0...31_536_000).contains(idleTimeout) else {
+                throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0…31536000 (a year)")
+            }
             guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
                 throw InputError("invalid --log-level '\(logLevel)': expected trace, debug, info, notice, warning, error or critical")
             }
