@@ -29,20 +29,24 @@ let package = Package(
 
         // MARK: SQLite stores.
         .target(
+            name: "StoreSupport",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            path: "Cache/StoreSupport"),
+        .target(
             name: "PlaceIndex",
             dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/PlaceIndex"),
         .target(
             name: "LookupCache",
-            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/LookupCache"),
         .target(
             name: "BudgetLedger",
-            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/BudgetLedger"),
         .target(
             name: "SpotStore",
-            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/SpotStore"),
 
         // MARK: Provider plugins.
@@ -123,7 +127,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "CacheTests",
-            dependencies: ["LookupCache", "BudgetLedger", "SpotStore", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["LookupCache", "BudgetLedger", "SpotStore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ProvidersTests",
             dependencies: [
