@@ -73,6 +73,48 @@ struct ServeCLITests {
         #expect(try first.stop(signal: SIGTERM) == 0)
     }
 
+    /// `printf 'SEARCH kiasma\r\nSPOT.ADD …' | nc -N 127.0.0.1 P`: a client that sends everything and
+    /// then shuts down its write side gets every reply, and every write is saved.
+    @Test func aHalfClosedClientGetsEveryReplyAndAllFortySpotsAreSaved() throws {
+        let cli = try CLIHarness.fresh()
+        let server = try RunningServer.start(cli)
+        defer { server.kill() }
+        let names = (1...40).map { "Half-closed spot \($0)" }
+        let requests = "SEARCH kiasma\r\n" + names.map { "SPOT.ADD \"\($0)\" 60.1717 24.9363\r\n" }.joined()
+        let (replies, closed) = try HalfClosingClient.send(requests, port: server.port)
+        #expect(closed, "the server closes after the last reply")
+        #expect(replies.count == 41, "one reply per request: \(replies.count)")
+        #expect(replies.first?.hasPrefix("[") == true, "SEARCH answers a JSON array")
+        let savedNames = replies.dropFirst().compactMap { reply -> String? in
+            (try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any])?["name"] as? String
+        }
+        #expect(savedNames == names, "each SPOT.ADD is acknowledged with its spot, in order")
+        let listed = try #require(try cli.run("spots", "list", "--json").json() as? [[String: Any]])
+        #expect(Set(listed.compactMap { $0["name"] as? String }) == Set(names), "all 40 are in the database")
+        #expect(try server.stop(signal: SIGTERM) == 0)
+    }
+
+    /// Two servers started together on a fresh home: both open the spots, cache and budget stores,
+    /// and both save spots (one used to fail with `table spot already exists`).
+    @Test func twoServersStartedTogetherOnAFreshHomeBothSaveSpots() throws {
+        let cli = try CLIHarness.fresh()
+        #expect(try cli.run("reverse", "60.17,24.94").status == 0, "the index is built first; the stores stay fresh")
+        let servers = try RunningServer.startTogether(2, cli)
+        defer { servers.forEach { $0.kill() } }
+        for (number, server) in servers.enumerated() {
+            let (replies, _) = try HalfClosingClient.send("SPOT.ADD \"Together \(number)\" 60.17 24.94\r\nBUDGET\r\n", port: server.port)
+            #expect(replies.count == 2)
+            #expect(replies.first?.contains("\"Together \(number)\"") == true, "\(replies)")
+            #expect(replies.last?.hasPrefix("-") == false, "\(replies)")
+        }
+        let listed = try #require(try cli.run("spots", "list", "--json").json() as? [[String: Any]])
+        #expect(listed.count == 2)
+        for server in servers {
+            #expect(try server.stop(signal: SIGTERM) == 0)
+            #expect(!server.stderr.contains("cannot run"), "\(server.stderr)")
+        }
+    }
+
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -103,6 +145,17 @@ final class RunningServer: Sendable {
     }
 
     static func start(_ cli: CLIHarness, arguments: [String] = [], environment extra: [String: String] = [:]) throws -> RunningServer {
+        try waitUntilListening(try launch(cli, arguments: arguments, environment: extra))
+    }
+
+    /// Several servers on one state directory, all launched before any is waited for, so they open
+    /// their stores at the same moment.
+    static func startTogether(_ count: Int, _ cli: CLIHarness) throws -> [RunningServer] {
+        let launched = try (0..<count).map { _ in try launch(cli, arguments: [], environment: [:]) }
+        return try launched.map(waitUntilListening)
+    }
+
+    private static func launch(_ cli: CLIHarness, arguments: [String], environment extra: [String: String]) throws -> (Process, URL) {
         let process = Process()
         process.executableURL = CLIHarness.executable
         process.arguments = ["serve", "--port", "0"] + arguments
@@ -113,6 +166,11 @@ final class RunningServer: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        return (process, stderrURL)
+    }
+
+    private static func waitUntilListening(_ launched: (Process, URL)) throws -> RunningServer {
+        let (process, stderrURL) = launched
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline && process.isRunning {
             let log = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""

@@ -48,6 +48,11 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Shuts down the sending side (a FIN), as `nc -N` does at the end of its input; replies can still be read.
+    func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Reads more bytes; `false` at end of stream or timeout.
     private func fill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
