@@ -118,6 +118,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/FakeUpstream"),
+        .target(name: "LoopbackSocket", path: "Tests/LoopbackSocket"),
         .testTarget(name: "PlacesCoreTests", dependencies: ["PlacesCore"]),
         .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"], exclude: ["Fixtures"]),
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
@@ -141,8 +142,8 @@ let package = Package(
                 "YelpProvider", "PlacesApp", "FakeUpstream",
             ]),
         .testTarget(name: "PlacesAppTests", dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream"]),
-        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore"]),
-        .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "SpotStore", "FakeUpstream"]),
+        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
+        .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket"]),
     ],
     swiftLanguageModes: [.v6]
 )

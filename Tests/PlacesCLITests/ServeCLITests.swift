@@ -115,6 +115,26 @@ struct ServeCLITests {
         }
     }
 
+    /// A store that cannot open leaves the server running, and its commands say what failed instead
+    /// of claiming they are not part of the build.
+    @Test func aSpotsDatabaseThatCannotOpenIsNamedInTheReply() throws {
+        let cli = try CLIHarness.fresh()
+        #expect(try cli.run("reverse", "60.17,24.94").status == 0)
+        let spots = cli.home.appendingPathComponent("spots.sqlite")
+        try FileManager.default.createDirectory(at: spots, withIntermediateDirectories: true)  // a directory in its place
+        let server = try RunningServer.start(cli)
+        defer { server.kill() }
+        let (replies, _) = try HalfClosingClient.send("SPOT.ADD Kiasma 60.1717 24.9363\r\nSPOT.LIST\r\nPING\r\n", port: server.port)
+        #expect(replies.count == 3)
+        for reply in replies.prefix(2) {
+            #expect(reply.contains("cannot run: cannot open the spots database at \(spots.path): "), "\(reply)")
+            #expect(!reply.contains("not available in this build"))
+        }
+        #expect(replies.last == "+PONG")
+        #expect(try server.stop(signal: SIGTERM) == 0)
+        #expect(server.stderr.contains("the SPOT.* commands cannot run: cannot open the spots database at \(spots.path)"))
+    }
+
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
