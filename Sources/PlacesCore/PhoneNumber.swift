@@ -46,6 +46,19 @@ public enum PhoneNumber {
         return number.count <= 15 ? "+" + number : nil
     }
 
+    /// The calling code of an ISO region ("FI" → "358"), when the table knows it.
+    public static func callingCode(region: String) -> String? {
+        regions[region.uppercased()]?.code
+    }
+
+    /// The calling code an E.164 number starts with ("+358912345" → "358"), when the table knows it.
+    public static func callingCode(e164 number: String) -> String? {
+        let digits = number.drop { $0 == "+" }
+        return callingCodesLongestFirst.first { digits.hasPrefix($0) }
+    }
+
+    private static let callingCodesLongestFirst: [String] = Array(Set(regions.values.map(\.code))).sorted { $0.count > $1.count }
+
     /// "+358 09 …" and "+44 (0)20 …" are common ways of writing a number: the national trunk "0" stays
     /// after the country code, where E.164 has none. Only countries whose trunk prefix is "0" qualify
     /// (Italy keeps its leading 0, and has no trunk prefix in the table).

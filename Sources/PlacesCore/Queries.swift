@@ -153,11 +153,15 @@ public struct MatchQuery: PlaceQuery {
     public var city: String?
     public var countryCode: String?
     public var phone: String?
+    /// What kind of place the caller means (a batch row's `category`): a city never matches a café.
+    public var category: String?
     public var fields: Set<PlaceField>
 
     public init(name: String, near: Coordinate? = nil, address: String? = nil, city: String? = nil,
-                countryCode: String? = nil, phone: String? = nil, fields: Set<PlaceField> = PlaceField.defaultSet) {
+                countryCode: String? = nil, phone: String? = nil, category: String? = nil,
+                fields: Set<PlaceField> = PlaceField.defaultSet) {
         self.name = name
+        self.category = category
         self.near = near
         self.address = address
         self.city = city
@@ -169,7 +173,7 @@ public struct MatchQuery: PlaceQuery {
     public func canonicalForm(grid: CoordinateGrid) -> String {
         "match|name=\(canonicalText(name))|near=\(grid.key(near))|addr=\(address.map(canonicalText) ?? "-")"
             + "|city=\(city.map(canonicalText) ?? "-")|cc=\(countryCode?.uppercased() ?? "-")"
-            + "|tel=\(phone ?? "-")|f=\(canonicalFields(fields))"
+            + "|tel=\(phone ?? "-")" + (category.map { "|cat=\(canonicalText($0))" } ?? "") + "|f=\(canonicalFields(fields))"
     }
 }
 

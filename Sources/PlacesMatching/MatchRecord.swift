@@ -44,7 +44,7 @@ public struct MatchRecord: Sendable, Hashable, Codable {
     /// place is usually within metres of it, and the distance rules then guard against far branches.
     public init(query: MatchQuery, id: String = "query") {
         self.init(id: id, name: query.name, address: query.address, city: query.city, phone: query.phone,
-                  coordinate: query.near, countryCode: query.countryCode)
+                  coordinate: query.near, category: query.category, countryCode: query.countryCode)
     }
 }
 
@@ -63,6 +63,11 @@ struct NameView {
     var words: UnsafeBufferPointer<WordSpan>
     /// The core name as written.
     var ordered: UnsafeBufferPointer<UInt8>
+
+    /// The codes of one of ``words``.
+    func word(_ span: WordSpan) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: sorted[Int(span.start)..<Int(span.start + span.count)])
+    }
 }
 
 /// A record normalised once, so scoring it against thousands of candidates repeats no text work.
@@ -92,10 +97,30 @@ public final class PreparedRecord: Sendable {
     let houseKey: UInt64
     let cityKey: UInt64
     let categoryKey: UInt64
+    /// The core name without its qualifiers ("Le Bistro (Los Angeles)" → "bistro"), when it has any:
+    /// the name scorer takes the better of the names with and without them.
+    let primary: PackedName?
     /// Hash of the number words in the name ("Pizzeria 21"), 0 when there are none.
     let numbersKey: UInt64
     /// Bit per generic class ("restaurant", "cafe"…) the full name announces.
     let genericClasses: UInt32
+    /// ``genericClasses`` without the hotel class when the name also says another kind: what kind of
+    /// venue the name announces ("Grand Hotel Cafe" → cafe, "Grand Hotel" → hotel).
+    let kindClasses: UInt32
+    /// Bit per specific kind word ("grill", "pizzeria", "bistro"…) in the name: "Kultainen Grill" and
+    /// "Kultainen Pizzeria" are two restaurants although both words announce one class.
+    let kindWords: UInt32
+    /// The generic class bit of the record's category (category "cafe" → the class of "Cafe"), 0 when none.
+    let categoryClass: UInt32
+    /// The family of the record's category, or `nil` when it has none we know.
+    let categoryFamily: CategoryFamily?
+    /// A city, region or country rather than a venue.
+    let isArea: Bool
+    /// The country calling code of the record's country or, failing that, of its phone: 0 when unknown.
+    /// Calling codes rather than countries, so a phone and a country code compare.
+    let countryKey: UInt64
+    /// The record carries a street address.
+    var hasAddress: Bool { streetCount > 0 || houseKey != 0 }
 
     public init(_ record: MatchRecord, defaultRegion: String? = nil) {
         self.record = record
@@ -103,18 +128,15 @@ public final class PreparedRecord: Sendable {
         let coreTokens = PlaceNormalizer.coreTokens(tokens)
         coreName = coreTokens.joined(separator: " ")
 
-        let distinct = Array(Set(coreTokens.map(TextCode.encode))).sorted { $0.lexicographicallyPrecedes($1) }
-        var bytes: [UInt8] = []
-        var words: [WordSpan] = []
-        for codes in distinct {
-            if !bytes.isEmpty { bytes.append(TextCode.space) }
-            words.append(WordSpan(hash: Self.hash(codes), start: Int32(bytes.count), count: Int32(codes.count)))
-            bytes.append(contentsOf: codes)
-        }
-        sortedCount = bytes.count
-        let ordered = TextCode.encode(coreName)
-        orderedCount = ordered.count
-        bytes.append(contentsOf: ordered)
+        let packed = PackedName(coreTokens)
+        var bytes = packed.bytes
+        let words = packed.words
+        sortedCount = packed.sortedCount
+        orderedCount = bytes.count - packed.sortedCount
+
+        let primaryName = PlaceNormalizer.primaryName(record.name)
+        primary = primaryName == record.name ? nil
+            : PackedName(PlaceNormalizer.coreTokens(PlaceNormalizer.nameTokens(primaryName)))
 
         let address = record.address.map(PlaceNormalizer.address)
         let street = TextCode.encode(address?.street ?? "")
@@ -128,6 +150,14 @@ public final class PreparedRecord: Sendable {
             if let bit = Self.classBits[name] { classes |= 1 << bit }
         }
         genericClasses = classes
+        // "Grand Hotel Cafe" is a café (in a hotel): the hotel word names the host, not the kind.
+        let withoutHost = classes & ~Self.hotelClassBit
+        kindClasses = withoutHost != 0 ? withoutHost : classes
+        var kinds: UInt32 = 0
+        for token in tokens {
+            if let bit = PlaceNormalizer.kindWords.firstIndex(of: token) { kinds |= 1 << UInt32(bit) }
+        }
+        kindWords = kinds
         let numbers = tokens.filter { $0.first?.isNumber == true }.sorted()
         numbersKey = numbers.isEmpty ? 0 : Self.key(numbers.joined(separator: " "))
 
@@ -136,10 +166,17 @@ public final class PreparedRecord: Sendable {
         phoneKey = Self.key(normalizedPhone)
         houseNumber = address?.houseNumber
         houseKey = Self.key(houseNumber)
-        city = record.city.map(PlaceNormalizer.normalize).flatMap { $0.isEmpty ? nil : $0 }
+        city = record.city.map(PlaceNormalizer.city).flatMap { $0.isEmpty ? nil : $0 }
         cityKey = Self.key(city)
-        category = record.category.flatMap { PlaceCategory.normalize($0) ?? PlaceNormalizer.normalize($0) }
+        let normalizedCategory = record.category.flatMap(PlaceCategory.normalize)
+        category = normalizedCategory ?? record.category.map(PlaceNormalizer.normalize)
         categoryKey = Self.key(category)
+        isArea = record.category.map(CategoryFamily.isArea) ?? false
+        categoryFamily = isArea ? .area : normalizedCategory.flatMap(CategoryFamily.init(category:))
+        categoryClass = normalizedCategory.flatMap { Self.classOfCategory[$0] }.flatMap { Self.classBits[$0] }.map { 1 << UInt32($0) } ?? 0
+        let callingCode = record.countryCode.flatMap(PhoneNumber.callingCode(region:))
+            ?? normalizedPhone.flatMap(PhoneNumber.callingCode(e164:))
+        countryKey = Self.key(callingCode)
     }
 
     static func hash<S: Sequence<UInt8>>(_ codes: S) -> UInt64 {
@@ -154,8 +191,90 @@ public final class PreparedRecord: Sendable {
         return max(1, hash(text.utf8))
     }
 
+    static let hotelClassBit: UInt32 = classBits["hotel"].map { 1 << UInt32($0) } ?? 0
+
+    /// The families of a set of generic class bits.
+    static func families(ofClasses classes: UInt32) -> UInt32 {
+        var families: UInt32 = 0
+        var rest = classes
+        while rest != 0 {
+            let bit = rest.trailingZeroBitCount
+            families |= classFamilyBits[bit]
+            rest &= rest - 1
+        }
+        return families
+    }
+
+    /// The family bit of each generic class, indexed by the class's bit.
+    private static let classFamilyBits: [UInt32] = {
+        var table = [UInt32](repeating: 0, count: 32)
+        for (name, bit) in classBits { table[bit] = CategoryFamily(genericClass: name)?.bit ?? 0 }
+        return table
+    }()
+
+    /// The generic class a normalised category belongs to, for comparing a name's generic words with it.
+    private static let classOfCategory: [String: String] = [
+        "cafe": "cafe", "restaurant": "restaurant", "fast_food": "restaurant", "bar": "bar", "pub": "bar",
+        "nightclub": "bar", "bakery": "bakery", "hotel": "hotel", "hostel": "hotel", "shop": "shop",
+        "supermarket": "shop", "convenience": "shop", "clothes": "shop", "books": "books", "pharmacy": "pharmacy",
+        "gym": "spa", "sports": "spa",
+    ]
+
     private static let classBits: [String: Int] = Dictionary(
         uniqueKeysWithValues: Set(PlaceNormalizer.genericWordClass.values).sorted().enumerated().map { ($1, $0) })
+}
+
+/// Broad kinds of place: two records whose categories fall in different families (a bank and a bar,
+/// a museum and a restaurant) are evidence of two places; a café and a bar may be one.
+enum CategoryFamily: UInt8, Sendable {
+    case food, lodging, shop, health, finance, culture, leisure, education, services, area
+
+    var bit: UInt32 { 1 << UInt32(rawValue) }
+
+    init?(category: String) {
+        guard let family = Self.byCategory[category] else { return nil }
+        self = family
+    }
+
+    init?(genericClass: String) {
+        switch genericClass {
+        case "restaurant", "cafe", "deli", "bakery", "bar": self = .food
+        case "hotel": self = .lodging
+        case "shop", "books": self = .shop
+        case "pharmacy": self = .health
+        case "spa": self = .leisure
+        default: return nil
+        }
+    }
+
+    /// Labels for cities, regions and countries: GeoNames rows, OSM `place=*`, Google's and Nominatim's types.
+    static func isArea(_ label: String) -> Bool {
+        let folded = label.lowercased()
+        if folded.hasPrefix("place=") || folded.hasPrefix("geonames=") || folded.hasPrefix("boundary=") { return true }
+        return areaLabels.contains(folded)
+    }
+
+    private static let areaLabels: Set<String> = [
+        "city", "town", "village", "hamlet", "municipality", "county", "state", "province", "region", "country",
+        "locality", "political", "administrative", "administrative_area_level_1", "administrative_area_level_2",
+        "sublocality", "neighborhood", "neighbourhood", "suburb", "postal_code",
+    ]
+
+    private static let byCategory: [String: CategoryFamily] = [
+        "cafe": .food, "restaurant": .food, "fast_food": .food, "bar": .food, "pub": .food, "nightclub": .food,
+        "bakery": .food, "ice_cream": .food,
+        "hotel": .lodging, "hostel": .lodging,
+        "supermarket": .shop, "convenience": .shop, "shop": .shop, "clothes": .shop, "books": .shop,
+        "pharmacy": .health, "hospital": .health, "doctor": .health, "dentist": .health,
+        "bank": .finance, "atm": .finance,
+        "museum": .culture, "gallery": .culture, "theatre": .culture, "cinema": .culture, "attraction": .culture,
+        "library": .culture, "historic": .culture, "place_of_worship": .culture,
+        "park": .leisure, "sports": .leisure, "gym": .leisure,
+        "school": .education, "university": .education,
+        "post_office": .services, "fuel": .services, "parking": .services, "police": .services,
+        "townhall": .services, "toilets": .services, "office": .services, "craft": .services,
+        "city": .area,
+    ]
 }
 
 extension PreparedRecord {
@@ -167,5 +286,38 @@ extension PreparedRecord {
                               ordered: UnsafeBufferPointer(rebasing: bytes[sortedCount..<sortedCount + orderedCount])))
             }
         }
+    }
+
+    /// Lends the name without qualifiers, or the name itself when it has none.
+    func withPrimaryName<Result>(_ body: (NameView) -> Result) -> Result {
+        guard let primary else { return withName(body) }
+        return primary.bytes.withUnsafeBufferPointer { bytes in
+            primary.words.withUnsafeBufferPointer { words in
+                body(NameView(sorted: UnsafeBufferPointer(rebasing: bytes[0..<primary.sortedCount]), words: words,
+                              ordered: UnsafeBufferPointer(rebasing: bytes[primary.sortedCount...])))
+            }
+        }
+    }
+}
+
+/// A core name packed as ``NameView`` reads it: distinct words in alphabetical order, then the name as written.
+struct PackedName: Sendable {
+    let bytes: [UInt8]
+    let words: [WordSpan]
+    let sortedCount: Int
+
+    init(_ coreTokens: [String]) {
+        let distinct = Array(Set(coreTokens.map(TextCode.encode))).sorted { $0.lexicographicallyPrecedes($1) }
+        var bytes: [UInt8] = []
+        var words: [WordSpan] = []
+        for codes in distinct {
+            if !bytes.isEmpty { bytes.append(TextCode.space) }
+            words.append(WordSpan(hash: PreparedRecord.hash(codes), start: Int32(bytes.count), count: Int32(codes.count)))
+            bytes.append(contentsOf: codes)
+        }
+        sortedCount = bytes.count
+        bytes.append(contentsOf: TextCode.encode(coreTokens.joined(separator: " ")))
+        self.bytes = bytes
+        self.words = words
     }
 }

@@ -60,8 +60,14 @@ public struct MatchThresholds: Sendable, Hashable {
     /// ISO region national phone numbers are read in when a record has no country.
     public var defaultRegion: String?
 
+    /// How far from the point a lookup gives an exact name may be when no other candidate shares it:
+    /// phone GPS and a typed neighbourhood are often more than `chainDistance` off, and without a
+    /// namesake there is no other branch to confuse it with.
+    public var uniqueNameDistance: Double
+
     public init(accept: Double = 0.8, review: Double = 0.6, maxDistance: Double = 150, chainDistance: Double = 75,
-                defaultRegion: String? = nil) {
+                uniqueNameDistance: Double = 1_000, defaultRegion: String? = nil) {
+        self.uniqueNameDistance = uniqueNameDistance
         self.accept = accept
         self.review = review
         self.maxDistance = maxDistance
@@ -117,9 +123,56 @@ public struct PlaceMatcher: Sendable {
         return MatchResult(score: evidence.score, verdict: verdict(evidence.score), reasons: reasons(evidence, a, b))
     }
 
+    /// The verdict on each candidate one source returned for a query, in order.
+    ///
+    /// Like ``compare(_:_:)-(MatchRecord,MatchRecord)`` for each, except that a candidate whose core name
+    /// equals the query's and that no other candidate shares (no namesake, so no other branch to confuse
+    /// it with) may be up to ``MatchThresholds/uniqueNameDistance`` from the query's point instead of
+    /// ``MatchThresholds/chainDistance``. Chains keep the short distance, or need an equal phone or address.
+    ///
+    /// Two candidates that both fit the query about equally well and are not one place listed twice make
+    /// the question ambiguous ("Kalmari" when "Kalmari Grill" and "Kalmari Pizzeria" share a building):
+    /// both are then at most `review`, and a better source or the user decides.
+    public func compare(query: MatchRecord, candidates: [MatchRecord]) -> [MatchResult] {
+        let q = prepare(query)
+        let prepared = candidates.map(prepare)
+        var evidence = prepared.indices.map { i in
+            var e = evaluate(q, prepared[i])
+            if e.limit == .chainBranch || e.limit == .tooFar, e.name >= 1,
+               let d = e.distance, d <= thresholds.uniqueNameDistance,
+               !prepared.indices.contains(where: { $0 != i && nameScore(prepared[i], prepared[$0]) >= 0.9 }) {
+                e = evaluate(q, prepared[i], distanceTolerance: thresholds.uniqueNameDistance)
+                e.uniqueName = true
+            }
+            return e
+        }
+        let matches = evidence.indices.filter { evidence[$0].score >= thresholds.accept }
+        if let best = matches.max(by: { evidence[$0].score < evidence[$1].score }) {
+            let rivals = matches.filter {
+                $0 != best && evidence[$0].score >= evidence[best].score - 0.05
+                    && evaluate(prepared[best], prepared[$0]).score < thresholds.accept
+            }
+            if !rivals.isEmpty {
+                for i in rivals + [best] {
+                    evidence[i].ambiguous = true
+                    evidence[i].score = min(evidence[i].score, below(thresholds.accept))
+                }
+            }
+        }
+        return prepared.indices.map { i in
+            MatchResult(score: evidence[i].score, verdict: verdict(evidence[i].score), reasons: reasons(evidence[i], q, prepared[i]))
+        }
+    }
+
     /// The score alone: the hot path of file matching and benchmarks.
     public func score(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
         evaluate(a, b).score
+    }
+
+    /// The score, and the unbounded evidence sum that orders pairs of equal score (one-to-one assignment).
+    func scoreAndStrength(_ a: PreparedRecord, _ b: PreparedRecord) -> (score: Double, strength: Double) {
+        let evidence = evaluate(a, b)
+        return (evidence.score, evidence.strength)
     }
 
     /// The name signal alone (0…1): core words by token set and sort over bit-parallel edit
@@ -135,11 +188,13 @@ public struct PlaceMatcher: Sendable {
     // MARK: Evidence
 
     enum Comparison { case unknown, equal, different }
-    enum Limit { case none, chainBranch, tooFar, tooFarDespiteIdentity, noLocation }
+    enum Limit { case none, chainBranch, tooFar, tooFarDespiteIdentity, nameOnly, kindDisagrees, differentKind, otherCountry }
 
     struct Evidence {
         var name = 0.0
         var genericConflict = false
+        /// The names' kinds are in different families (a hotel and its bar): not outweighed by phone or address.
+        var familyConflict = false
         var numberConflict = false
         /// Each name keeps a distinctive word the other has nothing like ("Silta Books" / "Karhu Books").
         var distinctiveConflict = false
@@ -149,17 +204,48 @@ public struct PlaceMatcher: Sendable {
         var addressEqual = false
         var distance: Double?
         var category = Comparison.unknown
+        /// The categories fall in different families (bank / bar, museum / restaurant).
+        var categoryConflict = false
+        /// One name's generic word names a kind of place the other's category is not ("Nordea Bar" / the bank "Nordea").
+        var kindWordConflict = false
+        /// Equal phone and street address made a contained or word-sharing name a match.
+        var sharedIdentity = false
+        /// An exact name no other candidate shares, judged with the wider distance tolerance.
+        var uniqueName = false
+        /// Another candidate, a different place, fits the query about as well.
+        var ambiguous = false
+        /// The sum of the evidence before it is bounded to 0…1: among pairs that both score 1, the one
+        /// with more agreeing evidence is the better pair.
+        var strength = 0.0
         var city = Comparison.unknown
         var limit = Limit.none
         var score = 0.0
     }
 
+    /// The name signal: the names as written, or without their qualifiers when either has one
+    /// ("Le Bistro (Los Angeles)" / "Le Bistro"), whichever agrees better.
     func nameScore(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
-        a.withName { nameA in b.withName { nameB in NameSimilarity.score(nameA, nameB) } }
+        let full = a.withName { nameA in b.withName { nameB in NameSimilarity.score(nameA, nameB) } }
+        guard full < 1, a.primary != nil || b.primary != nil else { return full }
+        return max(full, a.withPrimaryName { nameA in b.withPrimaryName { nameB in NameSimilarity.score(nameA, nameB) } })
     }
 
     func distinctiveWordsDisagree(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
         a.withName { nameA in b.withName { nameB in NameSimilarity.distinctiveWordsDisagree(nameA, nameB) } }
+    }
+
+    /// The two core names share at least one word, equal or alike (a typo: "Bramwell" / "Bramewll").
+    func sharesWord(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
+        a.withName { nameA in
+            b.withName { nameB in
+                nameA.words.contains { wa in
+                    nameB.words.contains { wb in
+                        (wb.hash == wa.hash && wb.count == wa.count)
+                            || NameSimilarity.wordsAlike(nameA.word(wa), nameB.word(wb))
+                    }
+                }
+            }
+        }
     }
 
     func streetScore(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
@@ -172,10 +258,17 @@ public struct PlaceMatcher: Sendable {
         }
     }
 
-    func evaluate(_ a: PreparedRecord, _ b: PreparedRecord) -> Evidence {
+    /// The evidence of one pair and its score.
+    /// - Parameter distanceTolerance: how far apart the two may be before the chain rule applies, when
+    ///   more than ``MatchThresholds/chainDistance``: the lookup passes ``MatchThresholds/uniqueNameDistance``
+    ///   for an exact name no other candidate shares.
+    func evaluate(_ a: PreparedRecord, _ b: PreparedRecord, distanceTolerance: Double? = nil) -> Evidence {
         var e = Evidence()
+        let chainDistance = max(thresholds.chainDistance, distanceTolerance ?? 0)
+        let maxDistance = max(thresholds.maxDistance, distanceTolerance ?? 0)
         e.name = nameScore(a, b)
-        e.genericConflict = a.genericClasses != 0 && b.genericClasses != 0 && a.genericClasses & b.genericClasses == 0
+        e.genericConflict = Self.genericWordsConflict(a, b)
+        e.familyConflict = e.genericConflict && Self.genericFamiliesConflict(a, b)
         e.numberConflict = a.numbersKey != 0 && b.numbersKey != 0 && a.numbersKey != b.numbersKey
 
         if a.phoneKey != 0 && b.phoneKey != 0 { e.phone = a.phoneKey == b.phoneKey ? .equal : .different }
@@ -187,8 +280,15 @@ public struct PlaceMatcher: Sendable {
                 && (e.houseNumber == .equal || (a.houseKey == 0 && b.houseKey == 0))
         }
         if let ca = a.coordinate, let cb = b.coordinate { e.distance = GeoMath.distance(ca, cb) }
-        if a.categoryKey != 0 && b.categoryKey != 0 { e.category = a.categoryKey == b.categoryKey ? .equal : .different }
+        if a.categoryKey != 0 && b.categoryKey != 0 {
+            e.category = a.categoryKey == b.categoryKey ? .equal : .different
+            if let fa = a.categoryFamily, let fb = b.categoryFamily, fa != fb { e.categoryConflict = true }
+        }
         if a.cityKey != 0 && b.cityKey != 0 { e.city = a.cityKey == b.cityKey ? .equal : .different }
+        if a.kindClasses != b.kindClasses {
+            e.kindWordConflict = Self.extraWordNamesOtherKind(a, b, samePhone: e.phone == .equal)
+                || Self.extraWordNamesOtherKind(b, a, samePhone: e.phone == .equal)
+        }
 
         var s = e.name
         if e.genericConflict { s -= 0.1 }
@@ -200,37 +300,93 @@ public struct PlaceMatcher: Sendable {
         if let d = e.distance {
             if d <= 25 {
                 s += 0.05
-            } else if d > thresholds.chainDistance {
-                s -= 0.1 + 0.1 * min(1, (d - thresholds.chainDistance) / max(1, thresholds.maxDistance - thresholds.chainDistance))
+            } else if d > chainDistance {
+                s -= 0.1 + 0.1 * min(1, (d - chainDistance) / max(1, maxDistance - chainDistance))
             }
         }
         switch e.category { case .equal: s += 0.03; case .different: s -= 0.05; case .unknown: break }
-        if e.city == .different { s -= 0.1 }
+        if e.categoryConflict { s -= 0.25 }
+        if e.kindWordConflict { s -= 0.3 }
+        // A city is weak evidence: "W. Springfield" and "Springfield" may list one restaurant.
+        if e.city == .different { s -= 0.05 }
+        e.strength = s
         s = min(1, max(0, s))
 
         let identity = e.phone == .equal || e.addressEqual
+        // Equal phone and equal street address with house number: one name containing the other, or
+        // sharing its distinctive word, is then the same place ("Nick's" / "Nick's Famous Pizza").
+        // Scored below a full name match, so one-to-one assignment still pairs two venues of one
+        // hotel with their own counterparts.
+        if e.phone == .equal && e.addressEqual && e.houseNumber == .equal && s < thresholds.accept + 0.05
+            && !e.genericConflict && !e.numberConflict && !e.categoryConflict && !e.kindWordConflict
+            && sharesWord(a, b) {
+            e.sharedIdentity = true
+            s = thresholds.accept + 0.05
+        }
         // Shared generic and locality words ("Books", "Helsinki") lift the name score of two different
         // businesses; only words that agree make a match. Checked only when it could decide the verdict.
         if s >= thresholds.accept && !identity && distinctiveWordsDisagree(a, b) {
             e.distinctiveConflict = true
             s = min(s, below(thresholds.accept))
         }
-        if let d = e.distance {
-            if d > thresholds.maxDistance {
+        let venueQuery = { (record: PreparedRecord) in
+            record.hasAddress || record.phoneKey != 0 || (record.categoryFamily != nil && record.categoryFamily != .area)
+        }
+        if a.isArea != b.isArea && venueQuery(a.isArea ? b : a) {
+            e.limit = .differentKind
+        } else if a.countryKey != 0 && b.countryKey != 0 && a.countryKey != b.countryKey {
+            e.limit = .otherCountry
+        } else if let d = e.distance {
+            if d > maxDistance {
                 e.limit = identity ? .tooFarDespiteIdentity : .tooFar
-            } else if d > thresholds.chainDistance && !identity {
+            } else if d > chainDistance && !identity {
                 e.limit = .chainBranch
             }
-        } else if e.phone == .unknown && e.street == nil && e.city != .equal {
-            e.limit = .noLocation
+        } else if !identity {
+            e.limit = .nameOnly
+        }
+        // Different kinds of place are at most worth a look; two names that each announce a kind need
+        // an equal phone or address as well.
+        if e.limit == .none
+            && (e.categoryConflict || e.kindWordConflict || e.familyConflict || (e.genericConflict && !identity)) {
+            e.limit = .kindDisagrees
         }
         switch e.limit {
         case .none: break
-        case .chainBranch, .tooFarDespiteIdentity, .noLocation: s = min(s, below(thresholds.accept))
-        case .tooFar: s = min(s, below(thresholds.review))
+        case .chainBranch, .tooFarDespiteIdentity, .nameOnly, .kindDisagrees: s = min(s, below(thresholds.accept))
+        case .tooFar, .differentKind, .otherCountry: s = min(s, below(thresholds.review))
         }
         e.score = s
         return e
+    }
+
+    /// Both names announce a kind of place, and not the same one: different classes ("Cafe X" / "X Bar"),
+    /// a hotel and a venue in it ("Grand Hotel" / "Grand Hotel Bar"), two venues of one hotel ("Grand Hotel
+    /// Cafe" / "Grand Hotel Dining Room"), or different specific words of one class ("X Grill" / "X Pizzeria").
+    static func genericWordsConflict(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
+        let (ka, kb) = (a.kindClasses, b.kindClasses)
+        guard ka != 0 && kb != 0 else { return false }
+        if ka & kb == 0 { return true }
+        return a.kindWords != 0 && b.kindWords != 0 && a.kindWords & b.kindWords == 0
+    }
+
+    /// The kinds two names announce are in different families (a hotel and its bar, a café and a bookshop):
+    /// two places even at one address and phone.
+    static func genericFamiliesConflict(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
+        let fa = PreparedRecord.families(ofClasses: a.kindClasses), fb = PreparedRecord.families(ofClasses: b.kindClasses)
+        return fa != 0 && fb != 0 && fa & fb == 0
+    }
+
+    /// A generic word only `named` has says a kind of venue that `other`'s category is not: "Ateneum Bistro"
+    /// beside the museum "Ateneum" is the museum's restaurant, "Nordea Bar" is not the bank. Across families
+    /// (food / culture / finance…) that always tells two places apart; within one ("Oakhurst Bistro" beside
+    /// the café "Oakhurst") only when the phone does not say they are one business.
+    static func extraWordNamesOtherKind(_ named: PreparedRecord, _ other: PreparedRecord, samePhone: Bool) -> Bool {
+        let extra = named.kindClasses & ~other.kindClasses
+        guard extra != 0, let family = other.categoryFamily, family != .area else { return false }
+        let extraFamilies = PreparedRecord.families(ofClasses: extra)
+        if extraFamilies != 0 && extraFamilies & family.bit == 0 { return true }
+        return !samePhone && other.categoryClass != 0 && extra & other.categoryClass == 0
     }
 
     /// A score a visible step short of `threshold` (0.79 under 0.8), so a capped score reads as capped.
@@ -240,66 +396,81 @@ public struct PlaceMatcher: Sendable {
 
     private func reasons(_ e: Evidence, _ a: PreparedRecord, _ b: PreparedRecord) -> [MatchReason] {
         var reasons: [MatchReason] = []
+        func add(_ signal: MatchSignal, _ agreement: MatchAgreement, _ detail: String) {
+            reasons.append(MatchReason(signal: signal, agreement: agreement, detail: detail))
+        }
         let nameAgreement: MatchAgreement = e.name >= 0.9 ? .agrees : e.name >= 0.7 ? .partial : .disagrees
-        reasons.append(MatchReason(signal: .name, agreement: nameAgreement,
-                                   detail: "core names '\(a.coreName)' and '\(b.coreName)' score \(format(e.name))"))
+        add(.name, nameAgreement, "core names '\(a.coreName)' and '\(b.coreName)' score \(format(e.name))")
         if e.genericConflict {
-            reasons.append(MatchReason(signal: .name, agreement: .disagrees,
-                                       detail: "the names announce different kinds of place"))
+            add(.name, .disagrees, "the names announce different kinds of place")
         }
         if e.numberConflict {
-            reasons.append(MatchReason(signal: .name, agreement: .disagrees, detail: "the names carry different numbers"))
+            add(.name, .disagrees, "the names carry different numbers")
         }
         if e.distinctiveConflict {
-            reasons.append(MatchReason(signal: .name, agreement: .limits,
-                                       detail: "each name has a distinctive word the other lacks, and no equal phone or address"))
+            add(.name, .limits, "each name has a distinctive word the other lacks, and no equal phone or address")
         }
         switch e.phone {
-        case .equal: reasons.append(MatchReason(signal: .phone, agreement: .agrees, detail: "same number \(a.normalizedPhone ?? "")"))
+        case .equal: add(.phone, .agrees, "same number \(a.normalizedPhone ?? "")")
         case .different:
-            reasons.append(MatchReason(signal: .phone, agreement: .disagrees,
-                                       detail: "\(a.normalizedPhone ?? "") vs \(b.normalizedPhone ?? "") (weak: businesses have several numbers)"))
+            add(.phone, .disagrees, "\(a.normalizedPhone ?? "") vs \(b.normalizedPhone ?? "") (weak: businesses have several numbers)")
         case .unknown: break
         }
         switch e.houseNumber {
-        case .equal: reasons.append(MatchReason(signal: .houseNumber, agreement: .agrees, detail: "both \(a.houseNumber ?? "")"))
+        case .equal: add(.houseNumber, .agrees, "both \(a.houseNumber ?? "")")
         case .different:
-            reasons.append(MatchReason(signal: .houseNumber, agreement: .disagrees,
-                                       detail: "\(a.houseNumber ?? "") vs \(b.houseNumber ?? "")"))
+            add(.houseNumber, .disagrees, "\(a.houseNumber ?? "") vs \(b.houseNumber ?? "")")
         case .unknown: break
         }
         if let street = e.street {
             let agreement: MatchAgreement = street >= 0.85 ? .agrees : street >= 0.6 ? .partial : .disagrees
-            reasons.append(MatchReason(signal: .address, agreement: agreement, detail: "streets score \(format(street))"))
+            add(.address, agreement, "streets score \(format(street))")
+        }
+        if e.uniqueName {
+            add(.name, .agrees, "exact name and no namesake among the candidates: within \(Int(thresholds.uniqueNameDistance)) m is near enough")
+        }
+        if e.ambiguous {
+            add(.name, .limits, "another candidate, a different place, fits the question about as well")
         }
         if let d = e.distance {
             let agreement: MatchAgreement = d <= 25 ? .agrees : d <= thresholds.chainDistance ? .partial : .disagrees
-            reasons.append(MatchReason(signal: .distance, agreement: agreement, detail: "\(Int(d.rounded())) m apart"))
+            add(.distance, agreement, "\(Int(d.rounded())) m apart")
         }
         switch e.category {
-        case .equal: reasons.append(MatchReason(signal: .category, agreement: .agrees, detail: a.category ?? ""))
+        case .equal: add(.category, .agrees, a.category ?? "")
         case .different:
-            reasons.append(MatchReason(signal: .category, agreement: .disagrees, detail: "\(a.category ?? "") vs \(b.category ?? "")"))
+            add(.category, .disagrees, "\(a.category ?? "") vs \(b.category ?? "")")
         case .unknown: break
         }
+        if e.categoryConflict {
+            add(.category, .disagrees, "different kinds of place")
+        }
+        if e.kindWordConflict {
+            add(.name, .disagrees, "a generic word in one name says a kind of place the other's category is not")
+        }
+        if e.sharedIdentity {
+            add(.address, .agrees, "equal phone and street address, and the names share a word")
+        }
         if e.city == .different {
-            reasons.append(MatchReason(signal: .city, agreement: .disagrees, detail: "\(a.city ?? "") vs \(b.city ?? "")"))
+            add(.city, .disagrees, "\(a.city ?? "") vs \(b.city ?? "")")
         }
         let chain = Int(thresholds.chainDistance), far = Int(thresholds.maxDistance)
         switch e.limit {
         case .none: break
         case .chainBranch:
-            reasons.append(MatchReason(signal: .location, agreement: .limits,
-                                       detail: "more than \(chain) m apart without an equal phone or address: possibly another branch"))
+            add(.location, .limits, "more than \(chain) m apart without an equal phone or address: possibly another branch")
         case .tooFar:
-            reasons.append(MatchReason(signal: .location, agreement: .limits,
-                                       detail: "more than \(far) m apart without an equal phone or address"))
+            add(.location, .limits, "more than \(far) m apart without an equal phone or address")
         case .tooFarDespiteIdentity:
-            reasons.append(MatchReason(signal: .location, agreement: .limits,
-                                       detail: "phone or address agree but the places are more than \(far) m apart"))
-        case .noLocation:
-            reasons.append(MatchReason(signal: .location, agreement: .limits,
-                                       detail: "no coordinates, address, phone or city on both sides to tell branches apart"))
+            add(.location, .limits, "phone or address agree but the places are more than \(far) m apart")
+        case .nameOnly:
+            add(.location, .limits, "only the name agrees: no distance, equal phone or equal address corroborates it")
+        case .kindDisagrees:
+            add(.category, .limits, "the names or categories say different kinds of place")
+        case .differentKind:
+            add(.category, .limits, "a city, region or country cannot be a place with a street address, phone or venue category")
+        case .otherCountry:
+            add(.location, .limits, "in different countries")
         }
         return reasons
     }

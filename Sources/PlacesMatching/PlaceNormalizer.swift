@@ -70,14 +70,51 @@ public enum PlaceNormalizer {
     /// The normalised tokens of a name with abbreviations spelled one way ("st" → "saint",
     /// "delicatessen" → "deli"), so word-level comparison sees them as equal.
     public static func nameTokens(_ name: String) -> [String] {
-        normalize(name).split(separator: " ").map { nameSynonyms[String($0)] ?? String($0) }
+        var tokens = normalize(name).split(separator: " ").map { nameSynonyms[String($0)] ?? String($0) }
+        // The directory style "Ivy, The" / "Bistro, Le": an article at the end belongs at the front.
+        if tokens.count >= 2, let last = tokens.last, articles.contains(last) {
+            tokens.insert(tokens.removeLast(), at: 0)
+        }
+        return tokens
     }
+
+    /// A name without the qualifiers publishers add to it: a branch or city in parentheses
+    /// ("Le Bistro (Los Angeles)"), and a host building or area after " - ", " – ", " | ", " @ " or " at "
+    /// ("Orchid at the Westin", "Sakura - Japantown"). Two listings of one place agree on the head and
+    /// differ in the qualifier. When nothing would remain, the name is kept as it is.
+    public static func primaryName(_ name: String) -> String {
+        guard name.contains(where: { qualifierStarts.contains($0) }) || name.localizedCaseInsensitiveContains(" at ") else {
+            return name
+        }
+        var head = ""
+        var depth = 0
+        for character in name {
+            switch character {
+            case "(", "[": depth += 1
+            case ")", "]": depth = max(0, depth - 1)
+            default: if depth == 0 { head.append(character) }
+            }
+        }
+        for separator in [" - ", " – ", " — ", " | ", " @ ", " at ", " At ", " AT "] {
+            if let range = head.range(of: separator) {
+                let before = String(head[..<range.lowerBound])
+                if !normalize(before).isEmpty { head = before }
+            }
+        }
+        return normalize(head).isEmpty ? name : head
+    }
+
+    private static let qualifierStarts: Set<Character> = ["(", "[", "-", "–", "—", "|", "@"]
+
+    /// Articles a directory moves to the end of a name ("Oyster Bar, The").
+    static let articles: Set<String> = ["the", "le", "la", "les", "el", "los", "las", "il", "der", "die", "das"]
 
     /// The distinctive part of a name: without "the", connecting words ("and", "ja", "och"), generic category words (cafe,
     /// restaurant, ravintola, hotel…) and legal suffixes (oy, inc, gmbh). It is never empty: a name
     /// made only of such words ("The Bar") keeps all its words.
     ///
     /// "The Cheesecake Factory" → "cheesecake factory"; "Hotel Bel-Air" → "bel air"; "Arts Delicatessen" → "arts".
+    /// Qualifiers stay (see ``primaryName(_:)``): the matcher compares names with and without them.
     public static func coreName(_ name: String) -> String {
         coreTokens(nameTokens(name)).joined(separator: " ")
     }
@@ -117,23 +154,93 @@ public enum PlaceNormalizer {
         .filter { $0.count >= 6 }.map { ($0, TextCode.encode($0)) }
 
     /// A street line split into its house number and normalised street words ("Blv." → "boulevard",
-    /// "W" → "west"). `"7 Carmine St."` → house number "7", street "carmine street".
+    /// "Ninth" → "9th"). `"7 Carmine St."` → house number "7", street "carmine street".
+    ///
+    /// What publishers add around the street is dropped: text after the first comma, a suite, floor or
+    /// cross-streets after the street type ("between 3rd and 4th sts."), and a directional at either end
+    /// ("Main St. West" and "W Main St" are "main street"). "St" first is "Saint" ("St. Marks Pl").
     public static func address(_ text: String) -> NormalizedAddress {
         let streetLine = text.split(separator: ",", maxSplits: 1).first.map(String.init) ?? text
         var houseNumber: String?
         var street: [String] = []
+        var typed = false
         for raw in normalize(streetLine).split(separator: " ") {
             let token = String(raw)
+            if !street.isEmpty || houseNumber != nil, streetEnds.contains(token) { break }
+            if let ordinal = ordinal(token) {
+                if typed { break }
+                street.append(ordinal)
+                continue
+            }
             if token.first?.isNumber == true {
                 if houseNumber == nil { houseNumber = token }
                 continue
             }
             // A single letter after the number ("12 B") is a staircase or unit, not a street word.
             if houseNumber != nil, token.count == 1, directionals[token] == nil { continue }
-            street.append(streetSynonyms[token] ?? directionals[token] ?? token)
+            if typed {
+                // After the street type only a directional still belongs to the street.
+                if directionals[token] != nil { continue }
+                break
+            }
+            if street.isEmpty, token == "st" {
+                street.append("saint")
+                continue
+            }
+            let word = streetSynonyms[token] ?? directionals[token] ?? token
+            if streetTypes.contains(word), street.contains(where: { !directionalWords.contains($0) }) { typed = true }
+            street.append(word)
         }
+        while street.count > 1, let first = street.first, directionalWords.contains(first) { street.removeFirst() }
+        while street.count > 1, let last = street.last, directionalWords.contains(last) { street.removeLast() }
         return NormalizedAddress(houseNumber: houseNumber, street: street.joined(separator: " "))
     }
+
+    /// "ninth", "9th", "9TH" → "9th"; `nil` for a word that is not an ordinal.
+    static func ordinal(_ token: String) -> String? {
+        if let number = ordinalWords[token] { return "\(number)th" }
+        guard token.count >= 3, token.first?.isNumber == true else { return nil }
+        let digits = token.prefix { $0.isNumber }
+        guard ["st", "nd", "rd", "th"].contains(token.dropFirst(digits.count)) else { return nil }
+        return digits + "th"
+    }
+
+    static let ordinalWords: [String: Int] = [
+        "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+        "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+        "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+    ]
+
+    /// Words after which a street line no longer names the street: units, floors, cross-streets.
+    static let streetEnds: Set<String> = [
+        "between", "btwn", "betw", "bet", "suite", "ste", "apt", "unit", "floor", "fl", "flr", "room", "rm",
+        "level", "lvl", "near", "nr", "off", "corner", "cnr", "opposite", "opp", "inside", "in", "at", "and",
+    ]
+
+    static let streetTypes: Set<String> = Set(streetSynonyms.values).union(["way", "row", "walk", "mall"])
+
+    static let directionalWords: Set<String> = Set(directionals.values)
+
+    /// A city name reduced to what two listings of one place share: "W. Springfield" and "New York City"
+    /// compare as "springfield" and "new york". Cities are weak evidence, so the reduction may be generous.
+    public static func city(_ text: String) -> String {
+        var words = normalize(text).split(separator: " ").map(String.init)
+        if let alias = cityAliases[words.joined(separator: " ")] { return alias }
+        words = words.map { nameSynonyms[$0] == "saint" ? "saint" : $0 }
+        while words.count > 1, let first = words.first, directionals[first] != nil || directionalWords.contains(first) {
+            words.removeFirst()
+        }
+        while words.count > 1, let last = words.last, ["city", "town", "village", "township"].contains(last) {
+            words.removeLast()
+        }
+        return words.joined(separator: " ")
+    }
+
+    static let cityAliases: [String: String] = [
+        "nyc": "new york", "ny": "new york", "manhattan": "new york", "la": "los angeles", "sf": "san francisco",
+        "philly": "philadelphia", "dc": "washington", "washington dc": "washington", "vegas": "las vegas",
+        "hki": "helsinki", "helsingfors": "helsinki",
+    ]
 
     /// The E.164 form of a phone number (see ``PhoneNumber/e164(_:defaultRegion:)``).
     public static func phone(_ raw: String, defaultRegion: String?) -> String? {
@@ -147,6 +254,8 @@ public enum PlaceNormalizer {
         "restaurants": "restaurant", "ristorante": "restaurant", "restaurang": "restaurant", "hotelli": "hotel",
         "kahvila": "cafe", "baari": "bar", "ravintola": "restaurant", "apteekki": "pharmacy", "dr": "doctor",
         "univ": "university", "natl": "national", "assn": "association", "dept": "department", "mkt": "market",
+        "first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th",
+        "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th",
     ]
 
     /// Words that say what a place is rather than which one it is, with the class each announces.
@@ -161,7 +270,16 @@ public enum PlaceNormalizer {
         "pizzeria": "restaurant", "ravintolat": "restaurant", "krog": "restaurant", "kahvio": "cafe",
         "konditoria": "bakery", "leipomo": "bakery", "bageri": "bakery", "pubi": "bar", "hostelli": "hotel",
         "books": "books", "bookstore": "books", "bookshop": "books", "kirja": "books", "kirjat": "books",
-        "kirjakauppa": "books", "apotek": "pharmacy",
+        "kirjakauppa": "books", "apotek": "pharmacy", "steakhouse": "restaurant", "taqueria": "restaurant",
+        "cantina": "restaurant", "dining": "restaurant", "spa": "spa", "gym": "spa", "fitness": "spa",
+    ]
+
+    /// Generic words that name a particular kind of venue within a class: two names that each carry
+    /// one, and not the same one, are two venues ("Kultainen Grill" / "Kultainen Pizzeria").
+    static let kindWords: [String] = [
+        "grill", "pizzeria", "bistro", "diner", "trattoria", "brasserie", "tavern", "pub", "lounge", "bakery",
+        "deli", "espresso", "tea", "eatery", "steakhouse", "sushi", "taqueria", "cantina", "noodle", "burger",
+        "kebab", "spa", "gym", "salon", "pharmacy", "books", "bookstore", "dining",
     ]
 
     /// Words that join a name's parts rather than name anything: "Maya Bar & Grill" is "maya" once "&"

@@ -71,11 +71,12 @@ public struct RecordMatcher: Sendable {
                 }
                 for r in candidates {
                     if pruneFar, Self.isFar(left[l], right[Int(r)], maxDistance) { continue }
-                    let score = matcher.score(left[l], right[Int(r)])
+                    let (score, strength) = matcher.scoreAndStrength(left[l], right[Int(r)])
                     compared += 1
                     if score >= minimum {
                         let distance = left[l].coordinate.flatMap { a in right[Int(r)].coordinate.map { GeoMath.distance(a, $0) } }
-                        found.append(Candidate(score: score, distance: distance ?? .infinity, left: Int32(l), right: r))
+                        found.append(Candidate(score: score, strength: strength, distance: distance ?? .infinity,
+                                               left: Int32(l), right: r))
                     }
                 }
             }
@@ -83,9 +84,11 @@ public struct RecordMatcher: Sendable {
         }
         let (chunkResults, comparisons) = collector.results()
         var all = chunkResults.flatMap { $0 }
-        // Best first; among equal scores (identical names of one chain) the nearer pair wins.
+        // Best first; among equal scores the pair with more agreeing evidence (a venue with its own phone
+        // rather than its neighbour in the building), then the nearer pair (identical names of one chain).
         all.sort {
-            $0.score != $1.score ? $0.score > $1.score : $0.distance != $1.distance ? $0.distance < $1.distance
+            $0.score != $1.score ? $0.score > $1.score : $0.strength != $1.strength ? $0.strength > $1.strength
+                : $0.distance != $1.distance ? $0.distance < $1.distance
                 : $0.left != $1.left ? $0.left < $1.left : $0.right < $1.right
         }
         var leftUsed = [Bool](repeating: false, count: left.count)
@@ -110,6 +113,7 @@ public struct RecordMatcher: Sendable {
 
     struct Candidate {
         var score: Double
+        var strength: Double
         var distance: Double
         var left: Int32
         var right: Int32

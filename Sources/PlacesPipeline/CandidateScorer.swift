@@ -7,6 +7,15 @@ import PlacesMatching
 /// benchmarks can plug in labelled truth, and the matcher's own types stay out of the cache format.
 public protocol CandidateScorer: Sendable {
     func score(_ query: MatchQuery, _ candidate: Place) -> CandidateScore
+    /// Every candidate one provider returned, in order: a scorer may weigh them against each other
+    /// (an exact name with no namesake among them may be further from `near` than a chain's branch).
+    func score(_ query: MatchQuery, candidates: [Place]) -> [CandidateScore]
+}
+
+extension CandidateScorer {
+    public func score(_ query: MatchQuery, candidates: [Place]) -> [CandidateScore] {
+        candidates.map { score(query, $0) }
+    }
 }
 
 /// The production scorer: the fuzzy matcher (name, distance, phone, address).
@@ -16,12 +25,17 @@ public struct MatcherScorer: CandidateScorer {
     public init(matcher: PlaceMatcher) { self.matcher = matcher }
 
     public func score(_ query: MatchQuery, _ candidate: Place) -> CandidateScore {
-        let result = matcher.compare(MatchRecord(query: query), MatchRecord(place: candidate))
-        let verdict: LookupVerdict = switch result.verdict {
-        case .match: .match
-        case .review: .review
-        case .nonMatch: .nonMatch
+        score(query, candidates: [candidate])[0]
+    }
+
+    public func score(_ query: MatchQuery, candidates: [Place]) -> [CandidateScore] {
+        matcher.compare(query: MatchRecord(query: query), candidates: candidates.map(MatchRecord.init(place:))).map { result in
+            let verdict: LookupVerdict = switch result.verdict {
+            case .match: .match
+            case .review: .review
+            case .nonMatch: .nonMatch
+            }
+            return CandidateScore(score: result.score, verdict: verdict, reasons: result.reasons.map { "\($0)" })
         }
-        return CandidateScore(score: result.score, verdict: verdict, reasons: result.reasons.map { "\($0)" })
     }
 }

@@ -114,13 +114,32 @@ public struct LookupOutcome: Sendable, Hashable {
     public var stopReason: StopReason
     /// Upstream calls made by this lookup, per provider.
     public var calls: [String: Int]
-    /// Provider failures, already redacted.
-    public var errors: [String]
+    /// Provider failures, already redacted, in the order they happened.
+    public var failures: [ProviderFailure]
+    /// The failures as one line each ("yelp: 503 UNAVAILABLE after 2 retries"), as JSON shows them.
+    public var errors: [String] { failures.map(\.description) }
+    /// The provider whose candidate is the answer (the first to match, or the one with the doubtful
+    /// candidate), "cache" for a cache hit; `nil` without an answer.
+    public var answeredBy: String?
     /// Shared another identical lookup's upstream work (single-flight); its cost was counted there.
     public var coalesced: Bool
     public var steps: [LookupStep]
 
     public var isAccepted: Bool { match?.verdict == .match && place != nil }
+
+}
+
+/// A provider that failed during a lookup, and what it said (already redacted).
+public struct ProviderFailure: Sendable, Hashable, CustomStringConvertible {
+    public var provider: String
+    public var message: String
+
+    public init(provider: String, message: String) {
+        self.provider = provider
+        self.message = message
+    }
+
+    public var description: String { "\(provider): \(message)" }
 }
 
 /// What the cache stores for a lookup: the answer without the per-run details.

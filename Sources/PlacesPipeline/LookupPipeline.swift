@@ -109,10 +109,11 @@ public final class LookupPipeline: Sendable {
 
         var matched: [Place] = []
         var bestMatchScore: CandidateScore?
-        var bestOther: (place: Place, score: CandidateScore)?
+        var bestOther: (place: Place, score: CandidateScore, provider: String)?
+        var firstMatchedBy: String?
         var spent = MicroDollars.zero
         var calls: [String: Int] = [:]
-        var errors: [String] = []
+        var failures: [ProviderFailure] = []
         var budgetNote: String?
         var stopReason = StopReason.chainExhausted
         var merged: Place?
@@ -156,15 +157,16 @@ public final class LookupPipeline: Sendable {
                     steps.append(LookupStep(.skipped, provider: provider.name, providerError.message))
                     continue
                 }
-                let message = (error as? ProviderError)?.description ?? "\(provider.name): \(error)"
-                errors.append(message)
+                let failure = ProviderFailure(provider: provider.name,
+                                              message: (error as? ProviderError)?.message ?? "\(error)")
+                failures.append(failure)
                 steps.append(LookupStep(.failed, provider: provider.name,
-                                        message + (billed ? " (billed)" : reservation.map { $0.cost > .zero ? " (refunded)" : "" } ?? ""),
+                                        failure.description + (billed ? " (billed)" : reservation.map { $0.cost > .zero ? " (refunded)" : "" } ?? ""),
                                         cost: billed ? charged : .zero))
                 continue
             }
 
-            let scored = candidates.map { (place: $0, score: scorer.score(query, $0)) }
+            let scored = zip(candidates, scorer.score(query, candidates: candidates)).map { (place: $0, score: $1) }
                 .sorted { $0.score.score > $1.score.score }
             let quoteNote = quote.cost > .zero
                 ? "\(quote.sku)" + (reservation?.isFree == true ? " (free allowance)" : "") : quote.sku
@@ -172,6 +174,7 @@ public final class LookupPipeline: Sendable {
                                     cost: charged, candidates: scored.prefix(5).map { explained($0.place, $0.score, query) }))
             if let best = scored.first(where: { $0.score.verdict == .match }) {
                 matched.append(best.place)
+                firstMatchedBy = firstMatchedBy ?? provider.name
                 if bestMatchScore.map({ best.score.score > $0.score }) ?? true { bestMatchScore = best.score }
                 merged = policy.merger.merge(matched, fetchedAt: clock())
                 let missing = request.requiredFields.filter { !(merged?.has($0) ?? false) }.sorted()
@@ -184,7 +187,7 @@ public final class LookupPipeline: Sendable {
                 steps.append(LookupStep(.skipped, provider: provider.name,
                                         "match lacks \(missing.map(\.rawValue).joined(separator: ",")); trying the next provider"))
             } else if let best = scored.first, bestOther.map({ best.score.score > $0.score.score }) ?? true {
-                bestOther = (best.place, best.score)
+                bestOther = (best.place, best.score, provider.name)
             }
         }
 
@@ -192,23 +195,25 @@ public final class LookupPipeline: Sendable {
         var outcome = LookupOutcome(
             place: merged, match: merged == nil ? nil : bestMatchScore, cost: spent, cache: .miss,
             budgetExhausted: budgetExhausted, budgetNote: budgetExhausted ? budgetNote : nil, stopReason: stopReason,
-            calls: calls, errors: errors, coalesced: false, steps: steps)
+            calls: calls, failures: failures, answeredBy: firstMatchedBy, coalesced: false, steps: steps)
         if merged == nil, let bestOther, bestOther.score.verdict == .review {
             outcome.place = bestOther.place
             outcome.match = bestOther.score
+            outcome.answeredBy = bestOther.provider
         }
 
-        if merged == nil, !errors.isEmpty, let staleEntry, staleEntry.kind == .answer,
+        if merged == nil, !failures.isEmpty, let staleEntry, staleEntry.kind == .answer,
            let cached = try? JSONDecoder().decode(CachedLookup.self, from: staleEntry.payload) {
             outcome.place = cached.place
             outcome.match = cached.match
             outcome.cache = .stale
+            outcome.answeredBy = "cache"
             outcome.stopReason = .staleServed
             outcome.steps.append(LookupStep(.stopped, "every provider failed; serving the expired entry stored \(iso(staleEntry.storedAt)) as stale"))
             return outcome
         }
 
-        try store(outcome, merged: merged, matchedProviders: matched, key: key, errors: errors,
+        try store(outcome, merged: merged, key: key, failed: !failures.isEmpty,
                   budgetExhausted: budgetExhausted, steps: &outcome.steps)
         outcome.steps.append(LookupStep(.stopped, stopExplanation(outcome)))
         return outcome
@@ -222,14 +227,17 @@ public final class LookupPipeline: Sendable {
             LookupStep(.stopped, "served from the cache; no provider called"),
         ]
         return LookupOutcome(place: cached.place, match: cached.match, cost: .zero, cache: .hit, budgetExhausted: false,
-                             budgetNote: nil, stopReason: .cacheHit, calls: [:], errors: [], coalesced: false, steps: steps)
+                             budgetNote: nil, stopReason: .cacheHit, calls: [:], failures: [],
+                             answeredBy: cached.place == nil ? nil : "cache", coalesced: false, steps: steps)
     }
 
-    /// Caches accepted answers and clean "no such place" answers; never errors, never answers cut short by the budget.
-    private func store(_ outcome: LookupOutcome, merged: Place?, matchedProviders: [Place], key: String, errors: [String],
+    /// Caches accepted answers, `review` answers and clean "no such place" answers; never errors, never
+    /// answers cut short by the budget. A `review` answer is stored as the answer it is (for no longer than
+    /// "no such place" would be), so the next identical lookup shows the same place with the same doubt.
+    private func store(_ outcome: LookupOutcome, merged: Place?, key: String, failed: Bool,
                        budgetExhausted: Bool, steps: inout [LookupStep]) throws {
         guard let cache else { return }
-        guard errors.isEmpty else {
+        guard !failed else {
             steps.append(LookupStep(.cache, "not stored: a provider failed, and errors are never cached"))
             return
         }
@@ -237,13 +245,18 @@ public final class LookupPipeline: Sendable {
             steps.append(LookupStep(.cache, "not stored: the budget cut the lookup short"))
             return
         }
-        let contributors = Set(merged.map { $0.provenance.values.map(\.provider) } ?? [])
-        let termsTTL = providers.filter { contributors.contains($0.name) }.compactMap(\.cacheTerms.wholeAnswer).min()
-        if let merged {
-            let ttl = min(policy.answerTTL, termsTTL ?? .infinity)
-            let payload = try JSONEncoder().encode(CachedLookup(place: merged, match: outcome.match))
-            try cache.store(key: key, kind: .answer, payload: payload, providers: Array(contributors), ttl: ttl)
-            steps.append(LookupStep(.cache, ttl > 0 ? "stored answer for \(Int(ttl)) s" : "not stored: the providers' terms allow no caching"))
+        if let answer = outcome.place {
+            // An accepted answer lives as long as its providers' terms allow; a doubtful one no longer
+            // than "no such place" would, so a later lookup soon asks again.
+            let accepted = merged != nil
+            let sources = Set(answer.provenance.values.map(\.provider))
+            let contributors = sources.isEmpty ? [answer.id.provider] : sources
+            let termsTTL = providers.filter { contributors.contains($0.name) }.compactMap(\.cacheTerms.wholeAnswer).min()
+            let ttl = min(accepted ? policy.answerTTL : policy.negativeTTL, termsTTL ?? .infinity)
+            let payload = try JSONEncoder().encode(CachedLookup(place: answer, match: outcome.match))
+            try cache.store(key: key, kind: .answer, payload: payload, providers: contributors.sorted(), ttl: ttl)
+            let what = accepted ? "answer" : "the review answer"
+            steps.append(LookupStep(.cache, ttl > 0 ? "stored \(what) for \(Int(ttl)) s" : "not stored: the providers' terms allow no caching"))
         } else {
             let payload = try JSONEncoder().encode(CachedLookup(place: nil, match: nil))
             let asked = outcome.calls.keys.sorted()

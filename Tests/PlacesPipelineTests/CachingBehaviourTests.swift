@@ -51,4 +51,28 @@ struct CachingBehaviourTests {
         #expect(stale.cache == .stale && stale.place?.id == fresh.place?.id)
         #expect(stale.stopReason == .staleServed)
     }
+
+    @Test("a review answer is cached as the answer it is: the next identical lookup shows the same place, still in doubt")
+    func reviewThenRepeat() async throws {
+        // Only the name to go on (no point): the local candidate can be no more than a review, and the
+        // paid provider knows nothing better.
+        let rig = try PipelineRig(local: [mayaLocal()], costly: [])
+        let first = try await rig.lookup(near: nil)
+        #expect(first.place?.id == mayaLocal().id)
+        #expect(first.match?.verdict == .review && !first.isAccepted)
+        let calls = rig.upstreamCalls
+        let second = try await rig.lookup(near: nil)
+        #expect(second.cache == .hit && rig.upstreamCalls == calls, "the repeat is answered from the cache")
+        #expect(second.place?.id == first.place?.id)
+        #expect(second.match?.verdict == .review)
+    }
+
+    @Test("a review answer is kept no longer than \"no such place\" would be")
+    func reviewExpiresLikeANegative() async throws {
+        let rig = try PipelineRig(local: [mayaLocal()], costly: [])
+        _ = try await rig.lookup(near: nil)
+        rig.clock.advance(3_601)  // the rig's negative TTL is one hour
+        #expect(try await rig.lookup(near: nil).cache == .miss)
+    }
 }
+

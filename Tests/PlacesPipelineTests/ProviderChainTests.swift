@@ -99,4 +99,32 @@ struct ProviderChainTests {
         #expect(text.contains("called google") && text.contains("match Maya Bar & Grill"))
         #expect(outcome.steps.last?.kind == .stopped)
     }
+
+    @Test("a failing provider is reported with what the answer rests on instead")
+    func failureIsReported() async throws {
+        let rig = try PipelineRig(local: [mayaLocal()])
+        rig.costly.fail(with: serverError)
+        // The local index has no phone, so the costly provider is asked, and fails.
+        let outcome = try await rig.lookup(fields: [.phone])
+        #expect(outcome.place?.id == mayaLocal().id)
+        #expect(outcome.failures == [ProviderFailure(provider: "google", message: serverError.message)])
+        #expect(outcome.errors == ["google: 503 UNAVAILABLE after 2 retries"])
+        #expect(outcome.answeredBy == "local")
+    }
+
+    @Test("an exact name with no namesake among the candidates is accepted a few hundred metres away; a chain is not")
+    func uniqueNameTolerance() async throws {
+        let far = Coordinate(latitude: maya.latitude + 300 / 111_320, longitude: maya.longitude)
+        var distant = mayaLocal()
+        distant.coordinate = far
+        let unique = try PipelineRig(local: [distant], costly: [])
+        #expect(try await unique.lookup().isAccepted)
+
+        var branch = mayaLocal()
+        branch.id = PlaceID(provider: "osm", nativeID: "node/102")
+        branch.coordinate = Coordinate(latitude: maya.latitude - 500 / 111_320, longitude: maya.longitude)
+        let chain = try PipelineRig(local: [distant, branch], costly: [])
+        #expect(try await chain.lookup().isAccepted == false)
+    }
 }
+

@@ -71,7 +71,7 @@ public final class LookupService: Sendable {
         try RecordFile.read(url).records.map { record in
             BatchRow(id: record.id, query: MatchQuery(name: record.name, near: record.coordinate, address: record.address,
                                                       city: record.city, countryCode: record.countryCode,
-                                                      phone: record.phone, fields: fields))
+                                                      phone: record.phone, category: record.category, fields: fields))
         }
     }
 }

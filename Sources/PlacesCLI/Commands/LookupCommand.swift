@@ -15,6 +15,9 @@ struct LookupCommand: AsyncParsableCommand {
             every --fields value ends the lookup; answers for the same place are merged field by field.
             A paid call is made only if the budget allows it (`places budget`); otherwise the best free answer
             is printed, flagged budget_exhausted, with a note on stderr and exit status 0.
+            A doubtful candidate is still shown, marked "not sure" (verdict review in JSON), and the same lookup
+            gives the same answer until the cache forgets it. A provider that fails is named on stderr
+            ("places: yelp failed: …; answered from local") and in the JSON's errors.
             Exit status 1 means no plausible candidate was found (unless the budget stopped the search: then 0).
 
             Examples:
@@ -98,6 +101,7 @@ struct LookupCommand: AsyncParsableCommand {
             if let note = outcome.budgetNote, outcome.budgetExhausted {
                 printError("places: note: budget exhausted (\(note)); showing the best cheaper answer")
             }
+            for line in Self.failureLines(outcome) { printError(line) }
             if outcome.cache == .stale {
                 printError("places: note: every provider failed; showing an expired cached answer (stale)")
             }
@@ -108,7 +112,7 @@ struct LookupCommand: AsyncParsableCommand {
             }
             // A budget stop is not a failure: the user set the limit, and the note above says what happened.
             if outcome.place == nil && !outcome.budgetExhausted {
-                if !json { printError("places: no place matching \"\(name)\" was found") }
+                if !json && outcome.failures.isEmpty { printError("places: no place matching \"\(name)\" was found") }
                 throw ExitCode(1)
             }
             if outcome.place == nil && !json {
@@ -135,6 +139,14 @@ struct LookupCommand: AsyncParsableCommand {
         for line in summary.lines { printError(line) }
     }
 
+    /// One stderr line per failed provider, saying what the answer rests on instead:
+    /// `places: yelp failed: 503 UNAVAILABLE; answered from local`. A failure is never silent.
+    static func failureLines(_ outcome: LookupOutcome) -> [String] {
+        let fallback = outcome.cache == .stale ? "answered from an expired cache entry"
+            : outcome.answeredBy.map { "answered from \($0)" } ?? "no other source knew the place; exit status 1"
+        return outcome.failures.map { "places: \($0.provider) failed: \($0.message); \(fallback)" }
+    }
+
     static func render(_ place: Place, _ outcome: LookupOutcome, reference: Coordinate?) -> String {
         var lines = ["\(place.name)  (\(place.id))"]
         func add(_ label: String, _ value: String?) { if let value { lines.append("  \(label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(value)") } }
@@ -146,7 +158,12 @@ struct LookupCommand: AsyncParsableCommand {
         if let reference {
             add("distance", String(format: "%.0f m", GeoMath.distance(reference, place.coordinate)))
         }
-        if let match = outcome.match { add("match", String(format: "%@ (%.2f)", match.verdict.rawValue, match.score)) }
+        if let match = outcome.match {
+            add("match", String(format: "%@ (%.2f)", match.verdict.rawValue, match.score))
+            if match.verdict != .match {
+                add("not sure", "this may not be the place you meant; add --near, --address or --phone, or see --explain")
+            }
+        }
         add("cost", outcome.cost.description)
         add("cache", outcome.cache.rawValue + (outcome.budgetExhausted ? ", budget exhausted" : ""))
         let sources = Set(place.provenance.values.map(\.provider)).sorted()

@@ -177,6 +177,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         backend.lookupHandler = { query in
             let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: nil, offline: false))
+            // A provider failed, no other source knew the place and nothing was cached: an error, not a
+            // miss, or a client could not tell an outage from "no such place".
+            if outcome.place == nil, !outcome.failures.isEmpty {
+                let reason = outcome.errors.joined(separator: "; ") + "; no other source knew the place and nothing is cached"
+                logger.warning("LOOKUP failed", metadata: ["name": "\(query.name)", "reason": "\(reason)"])
+                throw ServerBackendError.failed("LOOKUP", reason: reason)
+            }
             guard outcome.place != nil else { return nil }
             return try PlacesJSON.lookup(outcome, reference: query.near)
         }

@@ -53,6 +53,9 @@ public enum ServerBackendError: Error, Equatable, Sendable {
         let reason = "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
         return { command in throw ServerBackendError.notOpened(command, reason: reason) }
     }
+    /// The command ran and could not answer, for a reason the client must be able to tell from a miss
+    /// (LOOKUP when every provider failed and nothing was cached). `reason` is already redacted.
+    case failed(_ command: String, reason: String)
 }
 
 extension ServerBackend {

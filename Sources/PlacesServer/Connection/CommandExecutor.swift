@@ -49,6 +49,7 @@ public struct CommandExecutor: Sendable {
             switch error {
             case .unavailable(let command): return .error("ERR \(command) is not available in this build")
             case .notOpened(let command, let reason): return .error("ERR \(command) cannot run: \(reason); fix that and restart the server")
+            case .failed(let command, let reason): return .error("ERR \(command) failed: \(reason)")
             }
         } catch let error as InputError {
             return .error("ERR " + error.message)

@@ -1,0 +1,121 @@
+import FakeUpstream
+import Foundation
+import Testing
+
+/// `places lookup` as a user runs it (issue 13): the same question gives the same answer twice, a doubt
+/// is shown as one, and a failing provider is named on stderr without `--explain`.
+@Suite(.serialized) struct LookupCLITests {
+    /// Runs a lookup and returns its JSON, the exit status and stderr.
+    func lookup(_ cli: CLIHarness, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> (json: [String: Any], status: Int32, stderr: String) {
+        let result = try cli.run(arguments: ["lookup"] + arguments + ["--json"], environment: environment)
+        let json = try #require(try result.json() as? [String: Any], "\(result.stderr)")
+        return (json, result.status, result.stderr)
+    }
+
+    func verdict(_ json: [String: Any]) -> String? { (json["match"] as? [String: Any])?["verdict"] as? String }
+
+    @Test func cafeEngelNearTheSenateSquareIsTheSameAnswerTwice() throws {
+        let cli = try CLIHarness.fresh()
+        let first = try lookup(cli, ["Cafe Engel", "--near", "60.1696,24.952"])
+        let second = try lookup(cli, ["Cafe Engel", "--near", "60.1696,24.952"])
+        #expect(first.status == 0 && second.status == 0, "\(first.stderr)\n\(second.stderr)")
+        #expect(first.json["name"] as? String == "Cafe Engel")
+        // The café is 78 m from the point (hand-measured on the OSM node): an exact, unique name is accepted.
+        #expect(verdict(first.json) == "match")
+        #expect(second.json["id"] as? String == first.json["id"] as? String)
+        #expect(verdict(second.json) == verdict(first.json))
+        #expect(second.json["cache"] as? String == "hit")
+    }
+
+    @Test func kiasmaOfflineIsTheSameDoubtfulAnswerTwice() throws {
+        let cli = try CLIHarness.fresh()
+        let first = try lookup(cli, ["Kiasma", "--offline"])
+        let second = try lookup(cli, ["Kiasma", "--offline"])
+        #expect(first.status == 0 && second.status == 0)
+        #expect(first.json["name"] as? String == "Kiasma")
+        // A name alone, with no point, address or phone to corroborate it, is a review.
+        #expect(verdict(first.json) == "review")
+        #expect(second.json["id"] as? String == first.json["id"] as? String)
+        #expect(verdict(second.json) == "review")
+        #expect(second.json["found"] as? Bool == true)
+
+        let table = try cli.run("lookup", "Kiasma", "--offline")
+        #expect(table.status == 0)
+        #expect(table.stdoutText.contains("not sure"), "\(table.stdoutText)")
+    }
+
+    @Test func aLookupByAddressAndPhoneNeverAcceptsACity() throws {
+        let cli = try CLIHarness.fresh()
+        let batch = cli.home.appendingPathComponent("restaurants.csv")
+        try Data("""
+            id,name,address,city,phone,country
+            1,Lyon,12 Tremont Street,Boston,617-555-0123,US
+            2,Paris,3 Main St,Springfield,413-555-0111,US
+
+            """.utf8).write(to: batch)
+        let result = try cli.run("lookup", "--batch", batch.path, "--offline")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(lines.count == 2)
+        for line in lines {
+            #expect(verdict(line) != "match", "\(line)")
+            #expect(line["category"] as? String != "city" || verdict(line) == nil, "a city came back for a restaurant: \(line)")
+        }
+    }
+
+    /// A Yelp stand-in on 127.0.0.1 that fails every request.
+    func failingYelp(_ cli: CLIHarness) async throws -> FakeUpstream {
+        let fake = try await FakeUpstream.start { _ in .serverError(503) }
+        let config = "[providers.yelp]\nenabled = true\nbase_url = \"\(fake.baseURL.absoluteString)\"\ntimeout_s = 5\n"
+        try Data(config.utf8).write(to: cli.home.appendingPathComponent("config.toml"))
+        return fake
+    }
+
+    @Test func aFailingProviderIsNamedOnStderrAndTheLocalAnswerStillExitsZero() async throws {
+        let cli = try CLIHarness.fresh()
+        let fake = try await failingYelp(cli)
+        // The local index has no rating, so Yelp is asked, and fails.
+        let answered = try lookup(cli, ["Maya Bar & Grill", "--near", "60.1721,24.9450", "--fields", "rating"],
+                                  environment: ["YELP_API_KEY": FakeRoutes.testKey])
+        let unknown = try lookup(cli, ["Zyzzyva Sauna Bar Nowhere", "--near", "60.1721,24.9450"],
+                                 environment: ["YELP_API_KEY": FakeRoutes.testKey])
+        await fake.shutdown()
+        #expect(!fake.requests.isEmpty)
+        #expect(answered.status == 0)
+        #expect(answered.json["name"] as? String == "Maya Bar & Grill")
+        let line = try #require(answered.stderr.split(separator: "\n").first { $0.hasPrefix("places: yelp failed:") },
+                                "\(answered.stderr)")
+        #expect(line.hasSuffix("; answered from local"), "\(line)")
+        #expect(!(answered.json["errors"] as? [String] ?? []).isEmpty)
+        #expect(!answered.stderr.contains(FakeRoutes.testKey))
+
+        #expect(unknown.status == 1, "no answer was found")
+        #expect(unknown.stderr.contains("places: yelp failed:"), "\(unknown.stderr)")
+        #expect(!(unknown.json["errors"] as? [String] ?? []).isEmpty)
+    }
+
+    @Test func serverLookupAnswersAnErrorWhenEveryProviderFailedAndLogsIt() async throws {
+        guard let redisCLI = ServeCLITests.redisCLI else {
+            Issue.record("redis-cli is not installed (apt-get install redis-tools); .ci/run installs it")
+            return
+        }
+        let cli = try CLIHarness.fresh()
+        let fake = try await failingYelp(cli)
+        let server = try RunningServer.start(cli, environment: ["YELP_API_KEY": FakeRoutes.testKey])
+        defer { server.kill() }
+        let port = String(server.port)
+        let reply = try ServeCLITests.run(redisCLI, ["-p", port, "LOOKUP", "Zyzzyva Sauna Bar Nowhere", "NEAR", "60.1721", "24.9450"])
+        let known = try ServeCLITests.run(redisCLI, ["-p", port, "LOOKUP", "Kiasma", "NEAR", "60.1718", "24.9368"])
+        #expect(try server.stop(signal: SIGTERM) == 0)
+        await fake.shutdown()
+        // redis-cli prints an error reply as its text: the client sees a failure, not a null "no such place".
+        #expect(reply.hasPrefix("ERR LOOKUP failed: yelp:"), "\(reply)")
+        #expect(!reply.contains(FakeRoutes.testKey))
+        #expect(known.contains("\"Kiasma\""), "a place the local index knows is still answered: \(known)")
+        #expect(server.stderr.contains("LOOKUP failed"), "\(server.stderr)")
+        #expect(!server.stderr.contains(FakeRoutes.testKey))
+    }
+}
