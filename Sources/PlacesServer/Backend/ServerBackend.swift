@@ -47,15 +47,15 @@ public enum ServerBackendError: Error, Equatable, Sendable {
     /// database, a broken config.toml); `reason` is that error in one line, so the client learns what
     /// to fix instead of being told the command does not exist.
     case notOpened(_ command: String, reason: String)
+    /// The command ran and could not answer, for a reason the client must be able to tell from a miss
+    /// (LOOKUP when every provider failed and nothing was cached). `reason` is already redacted.
+    case failed(_ command: String, reason: String)
 
     /// A handler for a part of the server that failed to open: every call answers with that failure.
     public static func notOpenedHandler(reason error: any Error) -> @Sendable (String) throws -> Never {
         let reason = "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
         return { command in throw ServerBackendError.notOpened(command, reason: reason) }
     }
-    /// The command ran and could not answer, for a reason the client must be able to tell from a miss
-    /// (LOOKUP when every provider failed and nothing was cached). `reason` is already redacted.
-    case failed(_ command: String, reason: String)
 }
 
 extension ServerBackend {
