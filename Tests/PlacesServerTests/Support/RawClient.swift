@@ -136,13 +136,3 @@ enum RedisCLI {
         return String(decoding: data, as: UTF8.self)
     }
 }
-
-/// Runs blocking work (socket reads, waiting for a process) on a thread of its own. Blocking a
-/// Swift-concurrency thread instead could starve the server's backend tasks of the few threads a
-/// small machine has, and the test would wait for a reply that can never be computed.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
-}
