@@ -72,8 +72,8 @@ let package = Package(
             dependencies: [
                 "PlacesCore", "PlacesMatching", "PlacesHours", "PlaceIndex", "LocalProvider", "LookupCache",
                 "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider",
-                "NominatimProvider", "PlacesConfig", "PlacesPipeline",
-                .product(name: "Logging", package: "swift-log"),
+                "NominatimProvider", "PlacesConfig", "PlacesPipeline", "StoreSupport",
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PlacesApp",
             resources: [.copy("Resources/EmbeddedData")]),
@@ -141,7 +141,9 @@ let package = Package(
                 "PlacesPipeline", "PlacesMatching", "LookupCache", "BudgetLedger", "ProviderHTTP", "GoogleProvider",
                 "YelpProvider", "PlacesApp", "FakeUpstream",
             ]),
-        .testTarget(name: "PlacesAppTests", dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream"]),
+        .testTarget(
+            name: "PlacesAppTests",
+            dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
         .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket"]),
     ],

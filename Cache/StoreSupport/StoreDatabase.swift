@@ -19,16 +19,17 @@ public enum StoreDatabase {
 
     /// Creates the directory when missing, opens the database in WAL mode and migrates it.
     /// - Parameter name: what the store is, for the error (`spots database`, `lookup cache`, `budget ledger`).
-    /// - Throws: ``StoreOpenError`` naming the store, the path and SQLite's reason.
+    /// - Throws: ``StoreOpenError`` naming the store, the path and SQLite's reason; a directory that cannot
+    ///   be created throws Foundation's error as it is.
     public static func open(name: String, path: URL, configuration: Configuration,
-                            migrator: DatabaseMigrator) throws(StoreOpenError) -> DatabasePool {
+                            migrator: DatabaseMigrator) throws -> DatabasePool {
+        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         do {
-            try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
             let pool = try DatabasePool(path: path.path, configuration: configuration)
             try migrateTolerantly(pool, migrator: migrator)
             return pool
-        } catch {
-            throw StoreOpenError(store: name, path: path.path, reason: reason(error))
+        } catch let error as DatabaseError {
+            throw StoreOpenError(store: name, path: path.path, database: error)
         }
     }
 
@@ -51,12 +52,6 @@ public enum StoreDatabase {
         }
     }
 
-    /// SQLite's own message (`database is locked`, `unable to open database file`) without the SQL
-    /// statement GRDB appends; other errors by their description.
-    static func reason(_ error: any Error) -> String {
-        if let error = error as? DatabaseError { return error.message ?? "SQLite error \(error.resultCode.rawValue)" }
-        return (error as NSError).localizedDescription
-    }
 }
 
 /// A store's database could not be opened or migrated: what, where and why, in one line.
@@ -64,8 +59,12 @@ public struct StoreOpenError: Error, Sendable, CustomStringConvertible {
     /// `spots database`, `lookup cache`, `budget ledger`.
     public var store: String
     public var path: String
-    /// SQLite's reason, e.g. `database is locked` or `attempt to write a readonly database`.
-    public var reason: String
+    /// SQLite's error, for callers that explain its code (a read-only directory, a full disk).
+    public var database: DatabaseError
+
+    /// SQLite's own message (`database is locked`, `unable to open database file`) without the SQL
+    /// statement GRDB appends.
+    public var reason: String { database.message ?? "SQLite error \(database.resultCode.rawValue)" }
 
     public var description: String { "cannot open the \(store) at \(path): \(reason)" }
 }

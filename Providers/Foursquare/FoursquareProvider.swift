@@ -63,7 +63,7 @@ public struct FoursquareProvider: PlaceProvider {
         ])
         try requireFound(response)
         let now = Date()
-        return try client.decode(FoursquareWire.SearchResponse.self, from: response).results.map { convert($0, at: now) }
+        return try client.checked(client.decode(FoursquareWire.SearchResponse.self, from: response).results.map { convert($0, at: now) })
     }
 
     public func details(_ query: DetailsQuery) async throws -> Place? {
@@ -71,7 +71,7 @@ public struct FoursquareProvider: PlaceProvider {
         let id = query.id.nativeID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query.id.nativeID
         let response = try await get("/places/\(id)", [("fields", Self.fieldsParameter(for: query.fields))])
         if response.status == 404 { return nil }
-        return convert(try client.decode(FoursquareWire.Place.self, from: response), at: Date())
+        return try client.checked(convert(try client.decode(FoursquareWire.Place.self, from: response), at: Date()))
     }
 
     /// `places/match` answers one place with a `match_score`; no match is an empty list.
@@ -83,7 +83,7 @@ public struct FoursquareProvider: PlaceProvider {
         ])
         if response.status == 404 { return [] }
         let reply = try client.decode(FoursquareWire.MatchResponse.self, from: response)
-        return reply.place.map { [convert($0, at: Date())] } ?? []
+        return try client.checked(reply.place.map { [convert($0, at: Date())] } ?? [])
     }
 
     private func requireFound(_ response: HTTPResponse) throws(ProviderError) {

@@ -85,7 +85,7 @@ public struct GoogleProvider: PlaceProvider {
         // Google answered, so the session is over whether or not the place still exists.
         await sessions.markSpent(token)
         if response.status == 404 { return nil }
-        return convert(try client.decode(GoogleWire.Place.self, from: response), at: Date())
+        return try client.checked(convert(try client.decode(GoogleWire.Place.self, from: response), at: Date()))
     }
 
     public func suggest(_ query: SuggestQuery) async throws -> [Suggestion] {
@@ -112,7 +112,7 @@ public struct GoogleProvider: PlaceProvider {
             throw client.error(.badRequest, "\(path) not found (404); check base_url in [providers.google]", status: 404)
         }
         let now = Date()
-        return (try client.decode(GoogleWire.SearchResponse.self, from: response).places ?? []).map { convert($0, at: now) }
+        return try client.checked((try client.decode(GoogleWire.SearchResponse.self, from: response).places ?? []).map { convert($0, at: now) })
     }
 
     // MARK: Mapping

@@ -17,9 +17,15 @@ public struct HTTPClientConfiguration: Sendable {
     public var secrets: [String]
     /// What to do when the key is rejected: "check GOOGLE_PLACES_API_KEY (or api_key in [providers.google])".
     public var credentialHint: String
+    /// The longest reply body read; a longer one is refused unread (`max_body_mb` in `[providers.<name>]`).
+    public var maxBodyBytes: Int
+
+    /// 8 MiB: far above any real page of places (a Google page of 20 with every field is ~100 KiB).
+    public static let defaultMaxBodyBytes = 8 << 20
 
     public init(provider: String, baseURL: URL, timeout: Double = 10, userAgent: String,
-                retry: RetryPolicy = RetryPolicy(), secrets: [String] = [], credentialHint: String? = nil) {
+                retry: RetryPolicy = RetryPolicy(), secrets: [String] = [], credentialHint: String? = nil,
+                maxBodyBytes: Int = HTTPClientConfiguration.defaultMaxBodyBytes) {
         self.provider = provider
         self.baseURL = baseURL
         self.timeout = timeout
@@ -27,6 +33,7 @@ public struct HTTPClientConfiguration: Sendable {
         self.retry = retry
         self.secrets = secrets.filter { !$0.isEmpty }
         self.credentialHint = credentialHint ?? "check the API key for \(provider) in config.toml or its environment variable"
+        self.maxBodyBytes = max(1, maxBodyBytes)
     }
 }
 
@@ -110,13 +117,18 @@ public struct HTTPClient: Sendable {
             let started = clock.now()
             let response: HTTPResponse
             do {
-                response = try await transport.send(prepared, timeout: configuration.timeout)
+                response = try await transport.send(prepared, timeout: configuration.timeout, maxBodyBytes: configuration.maxBodyBytes)
             } catch {
                 await breaker.recordFailure()
                 throw transportError(error, request: prepared)
             }
             logger.debug("\(provider) \(prepared.method.rawValue) \(scrub(prepared.url.path)) → \(response.status) in \(Int((clock.now() - started) * 1000)) ms")
 
+            if (300..<400).contains(response.status) {
+                // Never followed (see HTTPTransport): the key would go wherever Location points.
+                await breaker.recordSuccess()
+                throw redirectError(response, request: prepared)
+            }
             if response.isSuccess || response.status == 404 {
                 await breaker.recordSuccess()
                 return response
@@ -185,9 +197,26 @@ public struct HTTPClient: Sendable {
                          + "try again, or raise timeout_s in [providers.\(provider)]")
         case .connection(let reason):
             return error(.transport, "could not reach \(host) (\(reason)); check the network and base_url in [providers.\(provider)]")
+        case .cutMidBody(let reason):
+            return error(.transport, "the connection to \(host) was cut while reading the reply (\(reason)); try again")
+        case .bodyTooLarge(let limit):
+            return error(.malformedResponse, "reply from \(host) is larger than \(Self.size(limit)); "
+                         + "check base_url, or raise max_body_mb in [providers.\(provider)]")
         case .cancelled:
             return error(.transport, "request to \(host) was cancelled")
         }
+    }
+
+    /// A 3xx: names where it pointed (scheme, host and port only; a path or query could echo the key).
+    private func redirectError(_ response: HTTPResponse, request: HTTPRequest) -> ProviderError {
+        let target = response.header("location").flatMap { URL(string: $0, relativeTo: request.url)?.absoluteURL }
+        let place = target.map { url in
+            let port = url.port.map { ":\($0)" } ?? ""
+            return " to \(url.scheme ?? "?")://\(url.host ?? "?")\(port)"
+        } ?? ""
+        return error(.redirected, "answered \(response.status), a redirect\(place), which places does not follow "
+                     + "so the API key never goes to another address; set base_url in [providers.\(provider)] to the final address",
+                     status: response.status)
     }
 
     private func classify(_ response: HTTPResponse, attempts: Int) -> ProviderError {
@@ -247,13 +276,20 @@ public struct HTTPClient: Sendable {
         return UpstreamErrorDetail(message: (object["message"] as? String).map(oneLine))
     }
 
+    /// `8 MiB`, `512 KiB`, `300 bytes`.
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+
     static func oneLine(_ text: String) -> String {
         let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         return flat.count > 160 ? String(flat.prefix(160)) + "…" : flat
     }
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        value == value.rounded() || !value.isFinite ? value.compactText : String(format: "%.1f", value)
     }
 
     static func describe(_ error: DecodingError) -> String {
@@ -270,5 +306,25 @@ public struct HTTPClient: Sendable {
         case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }
+    }
+}
+
+extension HTTPClient {
+    /// A reply's candidates with their numbers checked (``PlacesCore/Place/withCheckedNumbers()``); those
+    /// off the Earth are dropped. When every candidate was junk the reply is malformed, not "no such place",
+    /// so no negative is ever cached from it.
+    public func checked(_ places: [Place]) throws(ProviderError) -> [Place] {
+        let kept = places.compactMap { $0.withCheckedNumbers() }
+        if kept.isEmpty && !places.isEmpty {
+            let example = places[0].coordinate
+            throw error(.malformedResponse, "every place in the reply has an impossible position (such as \(example.latitude.compactText),"
+                        + "\(example.longitude.compactText)); the API may have changed: try again later or report it")
+        }
+        return kept
+    }
+
+    /// One place (a details answer) with its numbers checked; an impossible position makes the reply malformed.
+    public func checked(_ place: Place) throws(ProviderError) -> Place {
+        try checked([place])[0]
     }
 }

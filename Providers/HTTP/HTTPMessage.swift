@@ -61,21 +61,33 @@ public struct HTTPResponse: Sendable, Hashable {
 
 /// What actually moves bytes. The real one is ``URLSessionTransport``; tests of the client's own
 /// logic may pass a closure-backed one.
+///
+/// A transport never follows redirects: a 3xx comes back as the response it is. Providers send their key
+/// in a header or the query, and a redirect to another host would carry it there.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: HTTPRequest, timeout: TimeInterval) async throws(TransportFailure) -> HTTPResponse
+    /// `maxBodyBytes` caps the reply body; a longer one fails with ``TransportFailure/bodyTooLarge(limit:)``
+    /// as soon as it is known, without reading the rest.
+    func send(_ request: HTTPRequest, timeout: TimeInterval, maxBodyBytes: Int) async throws(TransportFailure) -> HTTPResponse
 }
 
-/// Why no HTTP response arrived at all.
+/// Why no complete HTTP response arrived.
 public enum TransportFailure: Error, Sendable, Hashable {
     case timedOut
-    /// Refused, reset, DNS, TLS: with the system's one-line reason.
+    /// Refused, DNS, TLS, or closed before any reply: with the system's one-line reason.
     case connection(String)
+    /// The reply had started (status and headers arrived) when the connection was cut.
+    case cutMidBody(String)
+    /// The body is longer than the client's cap.
+    case bodyTooLarge(limit: Int)
     case cancelled
 }
 
-/// URLSession (libcurl on Linux). One session per client, so each provider's connections are reused.
+/// URLSession (libcurl on Linux). One session per transport, so each provider's connections are reused.
+/// Its delegate refuses redirects, caps bodies while they stream in, and tells a connection cut
+/// mid-body from one that never answered.
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    private let tasks: TransportTasks
 
     public init(maximumConnectionsPerHost: Int = 16) {
         let configuration = URLSessionConfiguration.ephemeral
@@ -83,24 +95,26 @@ public struct URLSessionTransport: HTTPTransport {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
-        session = URLSession(configuration: configuration)
+        let tasks = TransportTasks()
+        self.tasks = tasks
+        session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
     }
 
-    public func send(_ request: HTTPRequest, timeout: TimeInterval) async throws(TransportFailure) -> HTTPResponse {
+    public func send(_ request: HTTPRequest, timeout: TimeInterval, maxBodyBytes: Int) async throws(TransportFailure) -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
         let session = self.session
+        let tasks = self.tasks
         let outcome = OneShot()
         // libcurl's own timeout does not fire for a server that accepts and then stays silent, so the
         // deadline is enforced here: whichever of reply, deadline or cancellation comes first wins.
         let result: Result<HTTPResponse, TransportFailure> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 outcome.install(continuation)
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    outcome.finish(Self.result(data: data, response: response, error: error))
-                }
+                let task = session.dataTask(with: urlRequest)
+                tasks.register(task, maxBodyBytes: maxBodyBytes, outcome: outcome)
                 outcome.onLoss { task.cancel() }
                 task.resume()
                 // A Dispatch timer, not a sleeping task: the deadline must fire on time even when every
@@ -114,22 +128,84 @@ public struct URLSessionTransport: HTTPTransport {
         }
         return try result.get()
     }
+}
 
-    private static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<HTTPResponse, TransportFailure> {
+/// The session delegate: each running task's reply so far and who waits for it.
+private final class TransportTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private final class Pending {
+        let maxBodyBytes: Int
+        let outcome: OneShot
+        var response: HTTPURLResponse?
+        var body = Data()
+        init(maxBodyBytes: Int, outcome: OneShot) {
+            self.maxBodyBytes = maxBodyBytes
+            self.outcome = outcome
+        }
+    }
+
+    private let lock = NSLock()
+    private var pending: [Int: Pending] = [:]
+
+    func register(_ task: URLSessionTask, maxBodyBytes: Int, outcome: OneShot) {
+        lock.withLock { pending[task.taskIdentifier] = Pending(maxBodyBytes: maxBodyBytes, outcome: outcome) }
+    }
+
+    private func entry(_ task: URLSessionTask) -> Pending? { lock.withLock { pending[task.taskIdentifier] } }
+
+    /// Never follow: the 3xx itself becomes the response, and the client refuses it.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        guard let entry = entry(dataTask) else { return completionHandler(.cancel) }
+        lock.withLock { entry.response = response as? HTTPURLResponse }
+        if response.expectedContentLength > Int64(entry.maxBodyBytes) {
+            entry.outcome.finish(.failure(.bodyTooLarge(limit: entry.maxBodyBytes)))
+            return completionHandler(.cancel)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let entry = entry(dataTask) else { return }
+        let tooLarge: Bool = lock.withLock {
+            guard entry.body.count + data.count <= entry.maxBodyBytes else { return true }
+            entry.body.append(data)
+            return false
+        }
+        if tooLarge {
+            entry.outcome.finish(.failure(.bodyTooLarge(limit: entry.maxBodyBytes)))
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let entry = lock.withLock({ pending.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let (response, body) = lock.withLock { (entry.response ?? task.response as? HTTPURLResponse, entry.body) }
+        entry.outcome.finish(Self.result(response: response, body: body, error: error))
+    }
+
+    private static func result(response: HTTPURLResponse?, body: Data, error: (any Error)?) -> Result<HTTPResponse, TransportFailure> {
         if let error {
-            guard let urlError = error as? URLError else { return .failure(.connection(error.localizedDescription)) }
-            switch urlError.code {
-            case .timedOut: return .failure(.timedOut)
-            case .cancelled: return .failure(.cancelled)
-            default: return .failure(.connection(describe(urlError)))
+            let urlError = error as? URLError
+            switch urlError?.code {
+            case .timedOut?: return .failure(.timedOut)
+            case .cancelled?: return .failure(.cancelled)
+            default:
+                let reason = urlError.map(describe) ?? error.localizedDescription
+                if response != nil { return .failure(.cutMidBody("\(reason) after \(body.count) bytes of the reply")) }
+                return .failure(.connection(reason))
             }
         }
-        guard let http = response as? HTTPURLResponse else { return .failure(.connection("not an HTTP response")) }
+        guard let http = response else { return .failure(.connection("not an HTTP response")) }
         var headers: [String: String] = [:]
         for (key, value) in http.allHeaderFields {
             if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
         }
-        return .success(HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+        return .success(HTTPResponse(status: http.statusCode, headers: headers, body: body))
     }
 
     private static func describe(_ error: URLError) -> String {

@@ -36,7 +36,7 @@ public struct RetryPolicy: Sendable {
     /// Parses `Retry-After` as delta-seconds or an HTTP date.
     public static func parseRetryAfter(_ value: String?, now: Date = Date()) -> Double? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Double(value) { return max(0, seconds) }
+        if let seconds = Double(value) { return seconds.isFinite ? max(0, seconds) : nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")

@@ -57,7 +57,7 @@ public struct NominatimProvider: PlaceProvider {
         }
         let response = try await get("/search", parameters + Self.detailParameters)
         let now = Date()
-        return try client.decode([NominatimWire.Result].self, from: response).compactMap { convert($0, at: now) }
+        return try client.checked(client.decode([NominatimWire.Result].self, from: response).compactMap { convert($0, at: now) })
     }
 
     /// Answers `osm:node/N`, `osm:way/N` and `osm:relation/N` ids through `/lookup`.
@@ -68,7 +68,7 @@ public struct NominatimProvider: PlaceProvider {
                                 message: "cannot look up '\(query.id)': expected osm:node/N, osm:way/N or osm:relation/N")
         }
         let response = try await get("/lookup", [("osm_ids", lookupID)] + Self.detailParameters)
-        return try client.decode([NominatimWire.Result].self, from: response).lazy.compactMap { convert($0, at: Date()) }.first
+        return try client.checked(client.decode([NominatimWire.Result].self, from: response).compactMap { convert($0, at: Date()) }).first
     }
 
     public func reverse(_ query: ReverseQuery) async throws -> ReverseGeocode? {
@@ -80,7 +80,8 @@ public struct NominatimProvider: PlaceProvider {
             return nil
         }
         let result = try client.decode(NominatimWire.Result.self, from: response)
-        let place = convert(result, at: Date())
+        // A nearest place off the Earth is dropped; the city and country still stand.
+        let place = convert(result, at: Date())?.withCheckedNumbers()
         let address = result.address
         return ReverseGeocode(
             coordinate: query.coordinate, nearest: place,

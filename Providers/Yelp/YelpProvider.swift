@@ -55,7 +55,7 @@ public struct YelpProvider: PlaceProvider {
         ])
         try Self.requireFound(response, client: client)
         let now = Date()
-        return try client.decode(YelpWire.SearchResponse.self, from: response).businesses.map { convert($0, at: now) }
+        return try client.checked(client.decode(YelpWire.SearchResponse.self, from: response).businesses.map { convert($0, at: now) })
     }
 
     public func details(_ query: DetailsQuery) async throws -> Place? {
@@ -63,7 +63,7 @@ public struct YelpProvider: PlaceProvider {
         let id = query.id.nativeID.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", "_"])) ?? query.id.nativeID
         let response = try await get("/v3/businesses/\(id)", [])
         if response.status == 404 { return nil }
-        return convert(try client.decode(YelpWire.Business.self, from: response), at: Date())
+        return try client.checked(convert(try client.decode(YelpWire.Business.self, from: response), at: Date()))
     }
 
     /// `businesses/matches` needs name, street, city, state and country; without them it searches near the point.
@@ -88,7 +88,7 @@ public struct YelpProvider: PlaceProvider {
         }
         try Self.requireFound(response, client: client)
         let now = Date()
-        return try client.decode(YelpWire.SearchResponse.self, from: response).businesses.map { convert($0, at: now) }
+        return try client.checked(client.decode(YelpWire.SearchResponse.self, from: response).businesses.map { convert($0, at: now) })
     }
 
     private func matchRequest(_ parameters: [(String, String?)]) async -> Result<HTTPResponse, ProviderError> {

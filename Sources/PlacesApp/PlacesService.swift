@@ -24,6 +24,9 @@ public final class PlacesService: Sendable {
     /// - Parameter notice: receives one line before and one after a first-run build (the CLI prints them on stderr).
     public static func open(_ environment: PlacesEnvironment,
                             notice: @Sendable (String) -> Void = { _ in }) throws -> PlacesService {
+        // Every command that opens places reads config.toml first, so a broken or misspelt file is reported
+        // at once rather than when some later command happens to need the setting.
+        _ = try PipelineSettings.load(from: environment.configFile)
         try environment.createDirectories()
         let index = try PlaceIndexStore(path: environment.indexDatabase)
         let service = PlacesService(environment: environment, index: index)

@@ -99,7 +99,8 @@ public enum ProviderFactory {
         let configurationForClient = HTTPClientConfiguration(
             provider: name, baseURL: settings.baseURL, timeout: settings.timeout,
             userAgent: UserAgent.make(product: PlacesVersion.userAgentProduct, contact: name == "nominatim" ? settings.contact : nil),
-            retry: RetryPolicy(maxAttempts: settings.maxAttempts), secrets: key.map { [$0] } ?? [], credentialHint: hint)
+            retry: RetryPolicy(maxAttempts: settings.maxAttempts), secrets: key.map { [$0] } ?? [], credentialHint: hint,
+            maxBodyBytes: settings.maxBodyBytes)
         let breaker = CircuitBreaker(failureThreshold: settings.circuitFailures, coolDown: settings.circuitCoolDown, clock: clock)
         // Nominatim's 1 request/s is for the whole process, so every client shares one limiter.
         let limiter = name == "nominatim" ? RateLimiter.nominatimProcessWide

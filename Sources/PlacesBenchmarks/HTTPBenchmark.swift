@@ -45,7 +45,8 @@ enum HTTPBenchmark {
             }),
             ("transport", {
                 _ = try await transport.send(HTTPRequest(method: .post, url: rawURL, headers: ["X-Goog-FieldMask": "places.id"],
-                                                         body: Data(#"{"textQuery":"Blue Bottle Coffee"}"#.utf8)), timeout: 10)
+                                                         body: Data(#"{"textQuery":"Blue Bottle Coffee"}"#.utf8)), timeout: 10,
+                                                         maxBodyBytes: HTTPClientConfiguration.defaultMaxBodyBytes)
             }),
             ("client", {
                 _ = try await client.send(HTTPRequest(method: .post, url: rawURL, headers: ["X-Goog-FieldMask": "places.id"],

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PlacesApp
 
 @main
@@ -24,4 +25,23 @@ struct PlacesCommand: AsyncParsableCommand {
             SpotsCommand.self, ServeCommand.self,
         ]
     )
+
+    /// Parses and runs like ArgumentParser's own `main()`, but a command line it cannot parse (a bad
+    /// `--near`, a missing argument, a failed `validate()`) gets one line on stderr and exit status 2, the
+    /// same as bad input found while running, instead of the error plus the whole usage text.
+    /// `--help` and `--version` print as usual.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if error is ExitCode || exitCode(for: error) == .success { exit(withError: error) }
+            printError("places: \(message(for: error))")
+            exit(withError: ExitCode(2))
+        }
+    }
 }

@@ -69,16 +69,40 @@ extension PipelineSettings {
         try self.init(root: configuration.root)
     }
 
+    static let pipelineKeys = ["chain", "accept_threshold", "review_threshold", "batch_concurrency", "field_preference"]
+    static let cacheKeys = ["grid_meters", "answer_ttl", "negative_ttl", "max_size_mb"]
+    static let budgetKeys = ["time_zone", "daily_usd", "monthly_usd", "providers", "free_calls_per_month"]
+    static let limitKeys = ["daily_usd", "monthly_usd"]
+    /// Ten years: no cache term or duration in this file needs more, and every figure stays exact in a `Date`.
+    static let longestDuration: TimeInterval = 10 * 365 * 86_400
+
     public init(root: [String: ConfigValue]) throws(InputError) {
         self.init()
-        if let section = root["pipeline"]?.table {
-            if let chain = try Self.strings(section, "chain", in: "pipeline") { self.chain = chain.map { $0.lowercased() } }
-            if let value = try Self.number(section, "accept_threshold", in: "pipeline") { acceptThreshold = value }
-            if let value = try Self.number(section, "review_threshold", in: "pipeline") { reviewThreshold = value }
-            if let value = try Self.number(section, "batch_concurrency", in: "pipeline") { batchConcurrency = max(1, Int(value)) }
-            if let preference = section["field_preference"]?.table {
-                for key in preference.keys {
-                    guard let list = try Self.strings(preference, key, in: "pipeline.field_preference") else { continue }
+        // Names a chain or preference may use: the local index and every provider the file can configure.
+        let providerNames = ["local"] + PlacesConfiguration.networkProviders
+            + (root["providers"]?.table?.keys.sorted() ?? []).filter { !PlacesConfiguration.networkProviders.contains($0) }
+        if let section = try Self.section(root, "pipeline", known: Self.pipelineKeys) {
+            if let chain = try Self.providers(section, "chain", in: "pipeline", known: providerNames) {
+                guard !chain.isEmpty else { throw InputError("config [pipeline] chain must name at least one provider, e.g. [\"local\"]") }
+                self.chain = chain
+            }
+            if let value = try Self.number(section, "accept_threshold", in: "pipeline", range: 0.01...1, what: "a matcher score") {
+                acceptThreshold = value
+            }
+            if let value = try Self.number(section, "review_threshold", in: "pipeline", range: 0.01...1, what: "a matcher score") {
+                reviewThreshold = value
+            }
+            guard reviewThreshold <= acceptThreshold else {
+                throw InputError("config [pipeline] review_threshold \(reviewThreshold.compactText) must not be above accept_threshold \(acceptThreshold.compactText)")
+            }
+            if let value = try Self.number(section, "batch_concurrency", in: "pipeline", range: 1...256, what: "a number of lookups in flight") {
+                guard let whole = Int(exactly: value) else { throw InputError("config [pipeline] batch_concurrency must be a whole number from 1 to 256") }
+                batchConcurrency = whole
+            }
+            if let value = section["field_preference"] {
+                guard let preference = value.table else { throw InputError("config [pipeline.field_preference] must be a table of field = [providers]") }
+                for key in preference.keys.sorted() {
+                    guard let list = try Self.providers(preference, key, in: "pipeline.field_preference", known: providerNames) else { continue }
                     if key == "default" { defaultPreference = list } else {
                         _ = try PlaceField.parseList(key)
                         fieldPreference[key] = list
@@ -86,27 +110,37 @@ extension PipelineSettings {
                 }
             }
         }
-        if let section = root["cache"]?.table {
-            if let value = try Self.number(section, "grid_meters", in: "cache") { cache.gridMeters = value }
+        if let section = try Self.section(root, "cache", known: Self.cacheKeys) {
+            if let value = try Self.number(section, "grid_meters", in: "cache", range: 0.01...100_000, what: "a number of metres") { cache.gridMeters = value }
             if let value = try Self.duration(section, "answer_ttl", in: "cache") { cache.answerTTL = value }
             if let value = try Self.duration(section, "negative_ttl", in: "cache") { cache.negativeTTL = value }
-            if let value = try Self.number(section, "max_size_mb", in: "cache") { cache.maxBytes = Int(value * 1_048_576) }
+            if let value = try Self.number(section, "max_size_mb", in: "cache", range: 1...1_048_576, what: "a number of MiB") {
+                cache.maxBytes = Int(value * 1_048_576)
+            }
         }
-        if let section = root["budget"]?.table {
-            if let zone = section["time_zone"]?.string {
-                guard TimeZone(identifier: zone) != nil else {
-                    throw InputError("config [budget] time_zone '\(zone)' is not an IANA zone such as Europe/Helsinki")
+        if let section = try Self.section(root, "budget", known: Self.budgetKeys) {
+            if let value = section["time_zone"] {
+                guard let zone = value.string, TimeZone(identifier: zone) != nil else {
+                    throw InputError("config [budget] time_zone '\(value.string ?? value.tomlText())' is not an IANA zone such as Europe/Helsinki")
                 }
                 budget.timeZone = zone
             }
             budget.overall = try Self.limits(section, in: "budget", base: budget.overall)
-            if let providers = section["providers"]?.table {
-                for name in providers.keys {
-                    guard let table = providers[name]?.table else { continue }
+            if let value = section["providers"] {
+                guard let providers = value.table else { throw InputError("config [budget.providers] must hold [budget.providers.<name>] sections") }
+                for name in providers.keys.sorted() {
+                    guard providerNames.contains(name.lowercased()) else {
+                        throw ConfigNames.unknown("provider", name, known: providerNames, in: "config [budget.providers]")
+                    }
+                    guard let table = providers[name]?.table else {
+                        throw InputError("config [budget.providers.\(name)] must be a section with daily_usd and/or monthly_usd")
+                    }
+                    try ConfigNames.requireKnown(table, known: Self.limitKeys, in: "config [budget.providers.\(name)]")
                     budget.providers[name.lowercased()] = try Self.limits(table, in: "budget.providers.\(name)", base: BudgetSettings.Limits())
                 }
             }
-            if let free = section["free_calls_per_month"]?.table {
+            if let value = section["free_calls_per_month"] {
+                guard let free = value.table else { throw InputError("config [budget.free_calls_per_month] must be a table of \"sku\" = calls") }
                 for sku in free.keys {
                     guard let calls = free[sku]?.integer, calls >= 0 else {
                         throw InputError("config [budget.free_calls_per_month] \(sku) must be a whole number of calls")
@@ -115,6 +149,25 @@ extension PipelineSettings {
                 }
             }
         }
+    }
+
+    /// The table `[name]`, after checking it is one and holds only `known` keys; `nil` when absent.
+    private static func section(_ root: [String: ConfigValue], _ name: String, known: [String]) throws(InputError) -> [String: ConfigValue]? {
+        guard let value = root[name] else { return nil }
+        guard let table = value.table else { throw InputError("config '\(name)' must be a [\(name)] section, not a single value") }
+        try ConfigNames.requireKnown(table, known: known, in: "config [\(name)]")
+        return table
+    }
+
+    /// A list of provider names, each one places knows (`nosuch` gets a did-you-mean).
+    private static func providers(_ table: [String: ConfigValue], _ key: String, in section: String,
+                                  known: [String]) throws(InputError) -> [String]? {
+        guard let names = try strings(table, key, in: section) else { return nil }
+        let lowered = names.map { $0.lowercased() }
+        for name in lowered where !known.contains(name) {
+            throw ConfigNames.unknown("provider", name, known: known, in: "config [\(section)] \(key)")
+        }
+        return lowered
     }
 
     /// Reads the sections from `url`; a missing file gives the defaults.
@@ -137,28 +190,37 @@ extension PipelineSettings {
         return result
     }
 
-    private static func number(_ table: [String: ConfigValue], _ key: String, in section: String) throws(InputError) -> Double? {
+    /// A finite number in `range`.
+    private static func number(_ table: [String: ConfigValue], _ key: String, in section: String,
+                               range: ClosedRange<Double>, what: String) throws(InputError) -> Double? {
         guard let value = table[key] else { return nil }
-        if let number = value.number { return number }
-        throw InputError("config [\(section)] \(key) must be a number")
+        guard let number = value.number, number.isFinite, range.contains(number) else {
+            throw InputError("config [\(section)] \(key) must be \(what) from \(range.lowerBound.compactText) to \(range.upperBound.compactText)")
+        }
+        return number
     }
 
     /// Seconds as a number, or text such as "90s", "15m", "6h", "7d".
     private static func duration(_ table: [String: ConfigValue], _ key: String, in section: String) throws(InputError) -> TimeInterval? {
         guard let value = table[key] else { return nil }
-        if let int = value.integer { return TimeInterval(int) }
+        if let int = value.integer, (0...Int(longestDuration)).contains(int) { return TimeInterval(int) }
         if let text = value.string?.trimmingCharacters(in: .whitespaces), let unit = text.last,
            let amount = Double(text.dropLast()), amount >= 0 {
             let seconds: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
-            if let factor = seconds[unit] { return amount * factor }
+            if let factor = seconds[unit], amount * factor <= longestDuration { return amount * factor }
         }
-        throw InputError("config [\(section)] \(key) must be seconds or a duration such as \"6h\" or \"7d\"")
+        throw InputError("config [\(section)] \(key) must be seconds or a duration such as \"6h\" or \"7d\", at most 10 years")
     }
 
     private static func limits(_ table: [String: ConfigValue], in section: String, base: BudgetSettings.Limits) throws(InputError) -> BudgetSettings.Limits {
         var limits = base
-        if let day = try number(table, "daily_usd", in: section) { limits.perDay = MicroDollars(Int64((day * 1_000_000).rounded())) }
-        if let month = try number(table, "monthly_usd", in: section) { limits.perMonth = MicroDollars(Int64((month * 1_000_000).rounded())) }
+        // A billion dollars is more than any budget; below it every figure is exact in micro-dollars.
+        if let day = try number(table, "daily_usd", in: section, range: 0...1e9, what: "a number of dollars") {
+            limits.perDay = MicroDollars(Int64((day * 1_000_000).rounded()))
+        }
+        if let month = try number(table, "monthly_usd", in: section, range: 0...1e9, what: "a number of dollars") {
+            limits.perMonth = MicroDollars(Int64((month * 1_000_000).rounded()))
+        }
         return limits
     }
 }

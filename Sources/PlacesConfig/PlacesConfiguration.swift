@@ -29,16 +29,23 @@ public struct PlacesConfiguration: Sendable {
     /// The network providers that need no section to be listed.
     public static let networkProviders = ["google", "yelp", "foursquare", "nominatim"]
 
+    /// Every top-level section some module reads. A section not listed is a mistake (`[pipline]`), reported
+    /// with the nearest name instead of being ignored; a module that reads a new section adds it here.
+    public static let sections = ["providers", "pipeline", "cache", "budget"]
+
     public init(file: URL? = nil, fileExists: Bool = false, root: [String: ConfigValue] = [:]) throws(InputError) {
         self.file = file
         self.fileExists = fileExists
         self.root = root
         let label = file?.lastPathComponent ?? "config.toml"
+        for name in root.keys.sorted() where !Self.sections.contains(name) {
+            throw ConfigNames.unknown("section", name, known: Self.sections, in: label)
+        }
+        for name in Self.sections where root[name] != nil && root[name]?.table == nil {
+            throw InputError("\(label): '\(name)' must be a [\(name)] section, not a single value")
+        }
         var providers: [String: ProviderSettings] = [:]
         let sections = root["providers"]?.table ?? [:]
-        if root["providers"] != nil, root["providers"]?.table == nil {
-            throw InputError("\(label): 'providers' must be a table of [providers.<name>] sections")
-        }
         for name in Set(Self.networkProviders).union(sections.keys) {
             providers[name] = try ProviderSettings(name: name, section: sections[name], file: label)
         }

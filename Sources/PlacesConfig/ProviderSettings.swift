@@ -39,6 +39,8 @@ public struct ProviderSettings: Sendable, Hashable {
     public var prices: [String: Double]
     /// Overrides of the provider's cache terms, in seconds.
     public var cacheLimits: CacheLimitOverrides
+    /// The longest reply body read (`max_body_mb`, default 8); a longer one is refused unread.
+    public var maxBodyBytes: Int
 
     public struct CacheLimitOverrides: Sendable, Hashable {
         public var ids: Double?
@@ -73,10 +75,13 @@ public struct ProviderSettings: Sendable, Hashable {
         "nominatim": Defaults(baseURL: "https://nominatim.openstreetmap.org", apiKeyEnv: nil, timeout: 10, rate: 1),
     ]
 
-    static let knownKeys: Set<String> = [
+    static let knownKeys = [
         "enabled", "api_key_env", "api_key", "base_url", "timeout_s", "rate_limit_per_s", "contact", "max_attempts",
-        "circuit_failures", "circuit_cooldown_s", "prices", "cache_limits",
+        "circuit_failures", "circuit_cooldown_s", "prices", "cache_limits", "max_body_mb",
     ]
+
+    /// 8 MiB, as ``ProviderHTTP``'s client defaults to; far above a real page of places.
+    static let defaultMaxBodyMB = 8.0
 
     /// The defaults for `name`, with `section` (if any) applied; `file` names the config in errors.
     public init(name: String, section: ConfigValue?, file: String = "config.toml") throws(InputError) {
@@ -84,19 +89,25 @@ public struct ProviderSettings: Sendable, Hashable {
         let where_ = "\(file): [providers.\(name)]"
         guard section == nil || section?.table != nil else { throw InputError("\(where_) must be a table") }
         let table = section?.table ?? [:]
-        if let unknown = table.keys.sorted().first(where: { !Self.knownKeys.contains($0) }) {
-            throw InputError("\(where_): unknown key '\(unknown)'; known keys: \(Self.knownKeys.sorted().joined(separator: ", "))")
-        }
+        try ConfigNames.requireKnown(table, known: Self.knownKeys, in: where_)
 
         func string(_ key: String) throws(InputError) -> String? {
             guard let value = table[key] else { return nil }
             guard let text = value.string else { throw InputError("\(where_) \(key) must be a string") }
             return text
         }
-        func number(_ key: String, positive: Bool = true) throws(InputError) -> Double? {
+        /// A positive number no larger than `limit` (a zero pace or timeout would stall every call).
+        func number(_ key: String, upTo limit: Double, _ unit: String) throws(InputError) -> Double? {
             guard let value = table[key] else { return nil }
-            guard let number = value.number, number.isFinite, positive ? number > 0 : number >= 0 else {
-                throw InputError("\(where_) \(key) must be a \(positive ? "positive" : "non-negative") number")
+            guard let number = value.number, number.isFinite, number > 0, number <= limit else {
+                throw InputError("\(where_) \(key) must be a positive number\(unit), at most \(limit.compactText)")
+            }
+            return number
+        }
+        func whole(_ key: String, _ range: ClosedRange<Int>) throws(InputError) -> Int? {
+            guard let value = table[key] else { return nil }
+            guard let number = value.integer ?? value.number.flatMap({ Int(exactly: $0) }), range.contains(number) else {
+                throw InputError("\(where_) \(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             return number
         }
@@ -116,18 +127,19 @@ public struct ProviderSettings: Sendable, Hashable {
             throw InputError("\(where_) base_url '\(urlText)' must be an http(s) URL such as \(base.baseURL.isEmpty ? "https://api.example.com" : base.baseURL)")
         }
         baseURL = url
-        timeout = try number("timeout_s") ?? base.timeout
-        rateLimitPerSecond = try number("rate_limit_per_s", positive: false) ?? base.rate
+        timeout = try number("timeout_s", upTo: 300, " of seconds") ?? base.timeout
+        rateLimitPerSecond = try number("rate_limit_per_s", upTo: 10_000, " of requests per second") ?? base.rate
         contact = try string("contact").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
-        maxAttempts = try number("max_attempts").map { max(1, Int($0)) } ?? 3
-        circuitFailures = try number("circuit_failures").map { max(1, Int($0)) } ?? 5
-        circuitCoolDown = try number("circuit_cooldown_s") ?? 30
+        maxAttempts = try whole("max_attempts", 1...10) ?? 3
+        circuitFailures = try whole("circuit_failures", 1...1_000) ?? 5
+        circuitCoolDown = try number("circuit_cooldown_s", upTo: 86_400, " of seconds") ?? 30
+        maxBodyBytes = Int((try number("max_body_mb", upTo: 1_024, " of MiB") ?? Self.defaultMaxBodyMB) * 1_048_576)
 
         var prices: [String: Double] = [:]
         if let value = table["prices"] {
             guard let priceTable = value.table else { throw InputError("\(where_).prices must be a table of \"sku\" = dollars per 1,000") }
             for (sku, price) in priceTable {
-                guard let dollars = price.number, dollars >= 0 else {
+                guard let dollars = price.number, dollars.isFinite, (0...1_000_000).contains(dollars) else {
                     throw InputError("\(where_).prices \"\(sku)\" must be a non-negative number of dollars per 1,000 calls")
                 }
                 prices[sku] = dollars
@@ -139,14 +151,14 @@ public struct ProviderSettings: Sendable, Hashable {
         if let value = table["cache_limits"] {
             guard let limitTable = value.table else { throw InputError("\(where_).cache_limits must be a table") }
             for (key, limit) in limitTable {
-                guard let seconds = limit.number, seconds >= 0 else {
+                guard let seconds = limit.number, seconds.isFinite, (0...PipelineSettings.longestDuration).contains(seconds) else {
                     throw InputError("\(where_).cache_limits \(key) must be a non-negative number of seconds")
                 }
                 switch key {
                 case "ids_s": limits.ids = seconds
                 case "coordinates_s": limits.coordinates = seconds
                 case "content_s": limits.content = seconds
-                default: throw InputError("\(where_).cache_limits: unknown key '\(key)'; known keys: ids_s, coordinates_s, content_s")
+                default: throw ConfigNames.unknown("key", key, known: ["ids_s", "coordinates_s", "content_s"], in: "\(where_).cache_limits")
                 }
             }
         }
@@ -171,6 +183,7 @@ public struct ProviderSettings: Sendable, Hashable {
         lines.append("max_attempts = \(maxAttempts)")
         lines.append("circuit_failures = \(circuitFailures)")
         lines.append("circuit_cooldown_s = \(Self.number(circuitCoolDown))")
+        lines.append("max_body_mb = \(Self.number(Double(maxBodyBytes) / 1_048_576))")
         if !prices.isEmpty {
             lines.append("prices = { " + prices.keys.sorted().map { "\(ConfigValue.quote($0)) = \(Self.number(prices[$0]!))" }
                 .joined(separator: ", ") + " }")
@@ -184,7 +197,7 @@ public struct ProviderSettings: Sendable, Hashable {
     }
 
     static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        value.compactText
     }
 }
 

@@ -17,10 +17,11 @@ public struct MicroDollars: Hashable, Sendable, Comparable, Codable, AdditiveAri
     public init(parsingDollars text: String) throws(InputError) {
         var trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix("$") { trimmed.removeFirst() }
+        // A billion dollars bounds every budget; below it the micro-dollar count fits an Int64 exactly.
         guard let dollars = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")), dollars >= 0,
-              trimmed.allSatisfy({ $0.isNumber || $0 == "." })
+              dollars <= 1_000_000_000, trimmed.allSatisfy({ $0.isNumber || $0 == "." })
         else {
-            throw InputError("invalid amount '\(text)': expected dollars such as 0.05 or $2")
+            throw InputError("invalid amount '\(text.prefix(40))': expected dollars such as 0.05 or $2, at most 1000000000")
         }
         let micros = NSDecimalNumber(decimal: dollars * 1_000_000).int64Value
         self.init(micros)

@@ -209,3 +209,17 @@ public struct WeekTime: Hashable, Sendable, Codable, Comparable {
         (lhs.weekday, lhs.minute) < (rhs.weekday, rhs.minute)
     }
 }
+
+extension Place {
+    /// The place as a provider described it, with its numbers range-checked: `nil` when its position is not
+    /// on the Earth (a reply with `latitude: 1e19`); a rating outside 0…5, a negative rating count or a UTC
+    /// offset beyond ±18 h become unknown rather than shown.
+    public func withCheckedNumbers() -> Place? {
+        guard (try? Coordinate.check(latitude: coordinate.latitude, longitude: coordinate.longitude)) != nil else { return nil }
+        var copy = self
+        if let rating, !(rating.isFinite && (0...5).contains(rating)) { copy.rating = nil }
+        if let ratingCount, ratingCount < 0 { copy.ratingCount = nil }
+        if let utcOffsetMinutes, !(-18 * 60...18 * 60).contains(utcOffsetMinutes) { copy.utcOffsetMinutes = nil }
+        return copy
+    }
+}

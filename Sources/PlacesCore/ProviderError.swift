@@ -26,6 +26,8 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
         case transport
         /// Too many recent failures; calls are paused until the cool-down ends.
         case circuitOpen
+        /// The provider answered with a redirect (3xx). Never followed: the key would go along.
+        case redirected
     }
 
     public var provider: String

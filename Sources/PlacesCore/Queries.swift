@@ -47,8 +47,7 @@ private func canonicalFields(_ fields: Set<PlaceField>) -> String {
 }
 
 private func canonicalNumber(_ value: Double?) -> String {
-    guard let value else { return "-" }
-    return value == value.rounded() ? String(Int(value)) : String(value)
+    value?.compactText ?? "-"
 }
 
 public struct SearchQuery: PlaceQuery {

@@ -118,14 +118,29 @@ public struct FakeReply: Sendable {
     public var delay: Double
     /// Drop the connection with a TCP reset instead of answering.
     public var resetConnection: Bool
+    /// Send the status, headers (with the full `Content-Length`) and only this many body bytes, then reset.
+    public var cutAfterBodyBytes: Int?
 
     public init(status: Int, headers: [String: String] = [:], body: Data = Data(), delay: Double = 0,
-                resetConnection: Bool = false) {
+                resetConnection: Bool = false, cutAfterBodyBytes: Int? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delay = delay
         self.resetConnection = resetConnection
+        self.cutAfterBodyBytes = cutAfterBodyBytes
+    }
+
+    /// A redirect (302, 307, …) to `location`.
+    public static func redirect(to location: String, status: Int = 302) -> FakeReply {
+        FakeReply(status: status, headers: ["Location": location], body: Data("moved".utf8))
+    }
+
+    /// `reply`, cut by a TCP reset after `bytes` bytes of its body.
+    public static func cutMidBody(_ reply: FakeReply, after bytes: Int) -> FakeReply {
+        var copy = reply
+        copy.cutAfterBodyBytes = bytes
+        return copy
     }
 
     public static func json(_ text: String, status: Int = 200, headers: [String: String] = [:]) -> FakeReply {
@@ -232,14 +247,7 @@ final class FakeHandler: ChannelInboundHandler {
     private func respond(_ reply: FakeReply, keepAlive: Bool, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         if reply.resetConnection {
-            // SO_LINGER 0 turns close() into a TCP RST: what a crashed upstream or a middlebox looks like.
-            if let provider = context.channel as? any SocketOptionProvider {
-                provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
-                    context.close(promise: nil)
-                }
-            } else {
-                context.close(promise: nil)
-            }
+            reset(context)
             return
         }
         var headers = HTTPHeaders()
@@ -247,9 +255,26 @@ final class FakeHandler: ChannelInboundHandler {
         headers.replaceOrAdd(name: "Content-Length", value: String(reply.body.count))
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status), headers: headers)
+        if let cut = reply.cutAfterBodyBytes {
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            let sent = context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: reply.body.prefix(cut))))))
+            sent.assumeIsolated().whenComplete { _ in self.reset(context) }
+            return
+        }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: reply.body)))), promise: nil)
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive { done.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
+    }
+
+    /// SO_LINGER 0 turns close() into a TCP RST: what a crashed upstream or a middlebox looks like.
+    private func reset(_ context: ChannelHandlerContext) {
+        if let provider = context.channel as? any SocketOptionProvider {
+            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
+                context.close(promise: nil)
+            }
+        } else {
+            context.close(promise: nil)
+        }
     }
 }

@@ -65,7 +65,7 @@ struct ConfigurationTests {
     }
 
     @Test func wrongTypesAndUnknownKeysSayWhatIsExpected() {
-        #expect(throws: InputError("config.toml: [providers.google] timeout_s must be a positive number")) {
+        #expect(throws: InputError("config.toml: [providers.google] timeout_s must be a positive number of seconds, at most 300")) {
             try PlacesConfiguration.parse("[providers.google]\ntimeout_s = \"fast\"")
         }
         #expect(throws: InputError.self) { try PlacesConfiguration.parse("[providers.google]\ntimeout = 5") }

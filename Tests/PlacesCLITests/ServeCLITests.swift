@@ -137,12 +137,12 @@ struct ServeCLITests {
         }
         #expect(replies.count == 3)
         for reply in replies.prefix(2) {
-            #expect(reply.contains("cannot run: cannot open the spots database at \(spots.path): "), "\(reply)")
+            #expect(reply.contains("SPOT.") && reply.contains(" cannot run: cannot use \(spots.path): "), "\(reply)")
             #expect(!reply.contains("not available in this build"))
         }
         #expect(replies.last == "+PONG")
         #expect(try await offPool { try server.stop(signal: SIGTERM) } == 0)
-        #expect(server.stderr.contains("the SPOT.* commands cannot run: cannot open the spots database at \(spots.path)"))
+        #expect(server.stderr.contains("the SPOT.* commands cannot run: cannot use \(spots.path): "), "\(server.stderr)")
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> String {

@@ -69,3 +69,42 @@ import Testing
         }
     }
 }
+
+/// Issue 16 item 1: `Int(1e19)` traps, and `1e19` is a Double anyone can type.
+@Suite struct NumbersFromOutsideTests {
+    @Test(arguments: [
+        (60.0, "60"), (-0.0, "0"), (60.17, "60.17"), (1e19, "1e+19"), (-1e19, "-1e+19"),
+        (Double.infinity, "inf"), (Double.nan, "nan"), (9_007_199_254_740_992.0, "9007199254740992"),
+    ])
+    func compactTextNeverTraps(value: Double, text: String) {
+        #expect(value.compactText == text)
+    }
+
+    @Test(arguments: [
+        ("1e19,0", "latitude 1e+19 is outside -90…90"),
+        ("0,99999999999999999999", "longitude 1e+20 is outside -180…180"),
+        ("inf,0", "must be finite"),
+        ("-91,0", "latitude -91 is outside -90…90"),
+    ])
+    func hugeCoordinatesAreRefusedWithTheirValue(text: String, reason: String) {
+        #expect(throws: Coordinate.Problem.self) { try Coordinate.check(parsing: text) }
+        #expect(((try? Coordinate.check(parsing: text)) == nil))
+        do { _ = try Coordinate.check(parsing: text) } catch { #expect(error.description.contains(reason), "\(error)") }
+    }
+
+    @Test func southAndWestAreFine() throws {
+        #expect(try Coordinate.check(parsing: "-33.87,151.21") == Coordinate(latitude: -33.87, longitude: 151.21))
+        #expect(try Coordinate.check(parsing: "-90,-180") == Coordinate(latitude: -90, longitude: -180))
+    }
+
+    @Test func radiusAndLimitRanges() throws {
+        #expect(try InputRange.metres(parsing: "805", named: "RADIUS") == 805)
+        for bad in ["0", "-1", "1e300", "inf", "nan", "20037510", "abc"] {
+            #expect(throws: InputError.self, "\(bad)") { try InputRange.metres(parsing: bad, named: "RADIUS") }
+        }
+        #expect(try InputRange.limit(parsing: "1000", named: "LIMIT") == 1_000)
+        for bad in ["0", "1001", "99999999999999999999", "1.5"] {
+            #expect(throws: InputError.self, "\(bad)") { try InputRange.limit(parsing: bad, named: "LIMIT") }
+        }
+    }
+}

@@ -8,14 +8,15 @@ func makeClient(
     _ provider: String, fake: FakeUpstream, key: String? = FakeRoutes.testKey, clock: VirtualClock = VirtualClock(),
     retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.5, maxDelay: 8, maxRetryAfter: 30, random: { 0.5 }),
     timeout: Double = 5, limiter: RateLimiter? = nil, breaker: CircuitBreaker? = nil, contact: String? = nil,
-    errorReader: @escaping @Sendable (HTTPResponse) -> UpstreamErrorDetail = HTTPClient.genericErrorDetail
+    errorReader: @escaping @Sendable (HTTPResponse) -> UpstreamErrorDetail = HTTPClient.genericErrorDetail,
+    maxBodyBytes: Int = HTTPClientConfiguration.defaultMaxBodyBytes
 ) -> HTTPClient {
     HTTPClient(
         configuration: HTTPClientConfiguration(
             provider: provider, baseURL: fake.baseURL, timeout: timeout,
             userAgent: UserAgent.make(product: "places/0.0.0-test", contact: contact),
             retry: retry, secrets: key.map { [$0] } ?? [],
-            credentialHint: "set a valid key in \(provider.uppercased())_API_KEY"),
+            credentialHint: "set a valid key in \(provider.uppercased())_API_KEY", maxBodyBytes: maxBodyBytes),
         limiter: limiter, breaker: breaker ?? CircuitBreaker(failureThreshold: 5, coolDown: 30, clock: clock),
         clock: clock, errorReader: errorReader)
 }

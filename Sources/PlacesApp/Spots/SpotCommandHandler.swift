@@ -77,7 +77,7 @@ public struct SpotCommandHandler: Sendable {
             var radius = 805.0
             while let keyword = reader.keyword() {
                 guard keyword == "RADIUS" else { throw reader.unexpected(keyword) }
-                radius = try reader.positive("RADIUS")
+                radius = try reader.radius()
             }
             return try PlacesJSON.spots(try spots.store.near(point, radius: radius))
         case "SPOT.NEAREST":
@@ -85,9 +85,7 @@ public struct SpotCommandHandler: Sendable {
             var limit = 20
             while let keyword = reader.keyword() {
                 guard keyword == "LIMIT" else { throw reader.unexpected(keyword) }
-                let value = try reader.positive("LIMIT")
-                guard value <= 1_000, value == value.rounded() else { throw InputError("invalid LIMIT: expected 1…1000") }
-                limit = Int(value)
+                limit = try reader.limit()
             }
             return try PlacesJSON.spots(try spots.store.nearest(point, limit: limit))
         case "SPOT.LOG":
@@ -151,15 +149,19 @@ public struct SpotCommandHandler: Sendable {
             guard let latitude = Double(lat), let longitude = Double(lon) else {
                 throw InputError("\(command): invalid coordinate '\(lat.prefix(40)) \(lon.prefix(40))': expected lat lon in decimal degrees")
             }
-            return try Coordinate(validatingLatitude: latitude, longitude: longitude)
+            do { return try Coordinate.check(latitude: latitude, longitude: longitude) } catch {
+                throw InputError("\(command): invalid coordinate: \(error)")
+            }
         }
 
-        mutating func positive(_ what: String) throws(InputError) -> Double {
-            let raw = try text(what.lowercased())
-            guard let value = Double(raw), value > 0, value.isFinite else {
-                throw InputError("\(command): invalid \(what) '\(raw.prefix(40))': expected a positive number")
-            }
-            return value
+        mutating func radius() throws(InputError) -> Double {
+            let raw = try text("radius")
+            do { return try InputRange.metres(parsing: raw, named: "RADIUS") } catch { throw InputError("\(command): \(error.message)") }
+        }
+
+        mutating func limit() throws(InputError) -> Int {
+            let raw = try text("limit")
+            do { return try InputRange.limit(parsing: raw, named: "LIMIT") } catch { throw InputError("\(command): \(error.message)") }
         }
 
         func end() throws(InputError) {

@@ -31,7 +31,7 @@ struct BudgetShowCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let environment = state.environment
             let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
             let report = try ledger.report()
@@ -85,7 +85,7 @@ struct BudgetSetCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             guard !limits.isEmpty else { throw InputError("give at least one limit, such as 5/day or 50/month") }
             var perDay: MicroDollars?? = .none
             var perMonth: MicroDollars?? = .none

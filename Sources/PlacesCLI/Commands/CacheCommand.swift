@@ -35,7 +35,7 @@ struct CacheStatsCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let cache = try openCache(state)
             let stats = try cache.stats()
             if json {
@@ -65,7 +65,7 @@ struct CachePurgeCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let removed = try openCache(state).purge(provider: provider, expiredOnly: expired)
             print("removed \(removed) cache entr\(removed == 1 ? "y" : "ies")")
         }
@@ -78,7 +78,7 @@ struct CacheVacuumCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let cache = try openCache(state)
             try cache.vacuum()
             print("cache compacted: \(try cache.stats().fileBytes / 1024) KiB")

@@ -23,7 +23,7 @@ struct ConfigShowCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let environment = state.environment
             let configuration = try PlacesConfiguration.load(environment)
             var text = configuration.redactedDescription

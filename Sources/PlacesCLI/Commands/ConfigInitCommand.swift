@@ -27,7 +27,7 @@ struct ConfigInitCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let environment = state.environment
             let url = environment.configFile
             if FileManager.default.fileExists(atPath: url.path) && !force {

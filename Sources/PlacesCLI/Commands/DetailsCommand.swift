@@ -31,7 +31,7 @@ struct DetailsCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let placeID = try PlaceID(parsing: id)
             let service = try state.openService()
             let place = try await service.details(placeID)
@@ -76,17 +76,23 @@ struct ReverseCommand: AsyncParsableCommand {
               places reverse 60.1699,24.9384 --json
             """)
 
-    @Argument(help: ArgumentHelp("The point.", valueName: "LAT,LON"))
-    var coordinate: String
+    /// Collected with `.allUnrecognized` so that a southern or western point (`-33.87,151.21`) is read as
+    /// the coordinate it is rather than as an unknown option; `validate()` insists on exactly one.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The point.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var coordinates: [Coordinate] = []
 
     @Flag(help: "Print a JSON object.")
     var json = false
 
     @OptionGroup var state: StateOptions
 
+    func validate() throws {
+        guard coordinates.count == 1 else { throw ValidationError("give one point as LAT,LON, for example 60.1699,24.9384") }
+    }
+
     func run() async throws {
-        try await reportingErrors {
-            let point = try Coordinate(parsing: coordinate)
+        try await reportingErrors(verbose: state.verbose) {
+            let point = coordinates[0]
             let service = try state.openService()
             let answer = try await service.reverse(point)
             if json {
@@ -119,8 +125,8 @@ struct SuggestCommand: AsyncParsableCommand {
     @Argument(help: "The beginning of a name.")
     var prefix: String
 
-    @Option(help: ArgumentHelp("Prefer places near this point.", valueName: "LAT,LON"))
-    var near: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Prefer places near this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var near: Coordinate?
 
     @Option(help: "At most this many suggestions.")
     var limit = 8
@@ -131,8 +137,7 @@ struct SuggestCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
-            let near = try parseOptionalCoordinate(near)
+        try await reportingErrors(verbose: state.verbose) {
             try requireLimit(limit)
             let service = try state.openService()
             let suggestions = try await service.suggest(SuggestQuery(prefix: prefix, near: near, limit: limit))
@@ -140,8 +145,8 @@ struct SuggestCommand: AsyncParsableCommand {
                 printData(try PlacesJSON.suggestions(suggestions))
             } else {
                 for suggestion in suggestions {
-                    print([suggestion.text, suggestion.secondaryText, suggestion.placeID?.description]
-                        .compactMap { $0 }.joined(separator: "  "))
+                    print(TerminalText.safe([suggestion.text, suggestion.secondaryText, suggestion.placeID?.description]
+                        .compactMap { $0 }.joined(separator: "  ")))
                 }
             }
         }
@@ -167,7 +172,7 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let url = URL(fileURLWithPath: file)
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw InputError("cannot read '\(file)': no such file, or no permission")

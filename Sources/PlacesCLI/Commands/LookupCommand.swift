@@ -32,8 +32,8 @@ struct LookupCommand: AsyncParsableCommand {
     @Argument(help: "The place's name (omit with --batch).")
     var name: String?
 
-    @Option(help: ArgumentHelp("Where the place is, roughly.", valueName: "LAT,LON"))
-    var near: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the place is, roughly.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var near: Coordinate?
 
     @Option(help: "Street address, to help the matcher.")
     var address: String?
@@ -69,11 +69,13 @@ struct LookupCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let requested = try fields.map { text throws(InputError) in try PlaceField.parseList(text) }
             let fieldSet = PlaceField.defaultSet.union(requested ?? [])
             let maxCost = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
-            let near = try parseOptionalCoordinate(near)
+            if let concurrency, !(1...256).contains(concurrency) {
+                throw InputError("invalid --concurrency \(concurrency): expected 1…256 lookups in flight")
+            }
             let (lookup, skipped) = try openLookupService(state)
             if let batch {
                 guard name == nil else { throw InputError("give either a NAME or --batch FILE, not both") }
@@ -169,7 +171,7 @@ struct LookupCommand: AsyncParsableCommand {
         let sources = Set(place.provenance.values.map(\.provider)).sorted()
         if !sources.isEmpty { add("sources", sources.joined(separator: ", ")) }
         add("note", place.attribution)
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map { TerminalText.safe($0) }.joined(separator: "\n") + "\n"
     }
 }
 

@@ -51,7 +51,7 @@ struct MatchCommand: AsyncParsableCommand {
             if let threshold, !(threshold > 0 && threshold <= 1) {
                 throw InputError("invalid --threshold \(threshold): expected a number in (0, 1]")
             }
-            try requirePositive(maxDistance, "--max-distance")
+            try requireMetres(maxDistance, "--max-distance")
             var thresholds = MatchThresholds(defaultRegion: region?.uppercased())
             if let threshold {
                 thresholds.accept = threshold

@@ -27,7 +27,7 @@ struct ProvidersCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let environment = state.environment
             let configuration = try PlacesConfiguration.load(environment)
             let providers = ProviderFactory.makeAll(configuration: configuration, environment: environment)

@@ -19,8 +19,8 @@ struct SearchCommand: AsyncParsableCommand {
     @Argument(help: "Words to look for in place names.")
     var query: String
 
-    @Option(help: ArgumentHelp("Rank and measure distance from this point.", valueName: "LAT,LON"))
-    var near: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Rank and measure distance from this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var near: Coordinate?
 
     @Option(help: ArgumentHelp("With --near, only places within this many metres.", valueName: "M"))
     var radius: Double?
@@ -40,9 +40,8 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
-            let near = try parseOptionalCoordinate(near)
-            try requirePositive(radius, "--radius")
+        try await reportingErrors(verbose: state.verbose) {
+            try requireMetres(radius, "--radius")
             try requireLimit(limit)
             if radius != nil && near == nil { throw InputError("--radius needs --near LAT,LON") }
             let service = try state.openService()
@@ -64,8 +63,8 @@ struct NearbyCommand: AsyncParsableCommand {
               places nearby --at 60.17,24.94 --category bar --open-at 2026-11-21T23:30
             """)
 
-    @Option(help: ArgumentHelp("The centre point.", valueName: "LAT,LON"))
-    var at: String
+    @Option(parsing: .unconditional, help: ArgumentHelp("The centre point.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var at: Coordinate
 
     @Option(help: ArgumentHelp("Search radius in metres.", valueName: "M"))
     var radius = 500.0
@@ -84,9 +83,9 @@ struct NearbyCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
-            let center = try Coordinate(parsing: at)
-            try requirePositive(radius, "--radius")
+        try await reportingErrors(verbose: state.verbose) {
+            let center = at
+            try requireMetres(radius, "--radius")
             try requireLimit(limit)
             let service = try state.openService()
             let query = NearbyQuery(

@@ -79,12 +79,15 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             guard (0...65_535).contains(port) else { throw InputError("invalid --port \(port): expected 0…65535") }
             guard maxClients >= 1 else { throw InputError("invalid --max-clients \(maxClients): expected 1 or more") }
-            guard eventLoops >= 1 else { throw InputError("invalid --event-loops \(eventLoops): expected 1 or more") }
+            guard (1...1_024).contains(eventLoops) else { throw InputError("invalid --event-loops \(eventLoops): expected 1…1024") }
             guard memoTimeToLive >= 0 else { throw InputError("invalid --memo-ttl \(memoTimeToLive): expected seconds, 0 or more") }
-            guard idleTimeout >= 0 else { throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0 or more") }
+            // A year at most: beyond that NIO's nanosecond count would overflow.
+            guard (0...31_536_000).contains(idleTimeout) else {
+                throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0…31536000 (a year)")
+            }
             guard maxArgumentBytes >= 1024 else {
                 throw InputError("invalid --max-argument-bytes \(maxArgumentBytes): expected 1024 or more")
             }
@@ -119,8 +122,9 @@ struct ServeCommand: AsyncParsableCommand {
                 let spots = SpotCommandHandler(spots: try SpotsService.open(environment))
                 backend.spotHandler = { name, arguments in try spots.reply(name, arguments) }
             } catch {
-                logger.error("the SPOT.* commands cannot run: \(error)")
-                let failure = ServerBackendError.notOpenedHandler(reason: error)
+                let reason = StorageError.classify(error, directory: environment.dataDirectory).map { "\($0)" } ?? "\(error)"
+                logger.error("the SPOT.* commands cannot run: \(reason)")
+                let failure = ServerBackendError.notOpenedHandler(reason: reason)
                 backend.spotHandler = { name, _ in try failure(name) }
             }
 
@@ -168,8 +172,9 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.notice("provider \(provider) is skipped: \(reason)")
             }
         } catch {
-            logger.error("LOOKUP, BUDGET and CACHE.STATS cannot run: \(error)")
-            let failure = ServerBackendError.notOpenedHandler(reason: error)
+            let reason = StorageError.classify(error, directory: state.environment.dataDirectory).map { "\($0)" } ?? "\(error)"
+            logger.error("LOOKUP, BUDGET and CACHE.STATS cannot run: \(reason)")
+            let failure = ServerBackendError.notOpenedHandler(reason: reason)
             backend.lookupHandler = { _ in try failure("LOOKUP") }
             backend.budgetHandler = { try failure("BUDGET") }
             backend.cacheStatsHandler = { try failure("CACHE.STATS") }

@@ -122,11 +122,11 @@ struct SpotsAddCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Find a place by this name (with --near).", valueName: "NAME"))
     var lookup: String?
 
-    @Option(help: ArgumentHelp("Where to look for --lookup.", valueName: "LAT,LON"))
-    var near: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where to look for --lookup.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var near: Coordinate?
 
-    @Option(help: ArgumentHelp("Save this raw point (with --name).", valueName: "LAT,LON"))
-    var at: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Save this raw point (with --name).", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var at: Coordinate?
 
     @Option(help: "The spot's name (required with --at; renames the place otherwise).")
     var name: String?
@@ -144,36 +144,38 @@ struct SpotsAddCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
+    static let oneForm = "choose exactly one of --from ID, --lookup NAME --near LAT,LON, --at LAT,LON --name NAME"
+
     func validate() throws {
         let forms = [from != nil, lookup != nil, at != nil].filter { $0 }.count
-        guard forms == 1 else { throw ValidationError("choose exactly one of --from ID, --lookup NAME --near LAT,LON, --at LAT,LON --name NAME") }
+        guard forms == 1 else { throw ValidationError(Self.oneForm) }
         if lookup != nil && near == nil { throw ValidationError("--lookup needs --near LAT,LON") }
         if at != nil && (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--at needs --name NAME") }
     }
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
             let attributes = try attributes.attributes(name: name)
             let spot: Spot
             if let from {
                 let id = try PlaceID(parsing: from)
                 spot = try await spots.spot(from: id, attributes: attributes, service: try state.openService())
-            } else if let lookup, let near {
-                let point = try Coordinate(parsing: near)
+            } else if let lookup, let point = near {
                 let match = try await spots.lookup(name: lookup, near: point, lookup: try openLookupService(state).0)
                 let distance = PlaceTable.formatDistance(GeoMath.distance(point, match.place.coordinate))
                 printError("places: matched '\(match.place.name)' (\(match.place.id), \(distance) away, score \(String(format: "%.2f", match.score)), \(match.verdict), from \(match.source), cost \(match.cost))")
                 var saved = Spot(saving: match.place, fetchedFrom: match.source)
                 attributes.apply(to: &saved)
                 spot = saved
-            } else {
-                let point = try Coordinate(parsing: at ?? "")
+            } else if let point = at {
                 spot = await spots.spot(at: point, attributes: attributes, service: noAddress ? nil : try? state.openService())
+            } else {
+                throw InputError(Self.oneForm)
             }
             let saved = try spots.add(spot, allowDuplicate: allowDuplicate)
             if json { try SpotOutput.printSpot(saved, json: true) } else {
-                print("saved \(SpotOutput.shortID(saved))  \(saved.name)  \(saved.address ?? "\(saved.coordinate)")")
+                print(TerminalText.safe("saved \(SpotOutput.shortID(saved))  \(saved.name)  \(saved.address ?? "\(saved.coordinate)")"))
             }
         }
     }
@@ -202,8 +204,8 @@ struct SpotsListCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("name, recent or distance (needs --at).", valueName: "ORDER"))
     var sort: String = "name"
 
-    @Option(help: ArgumentHelp("Reference point for distances.", valueName: "LAT,LON"))
-    var at: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Reference point for distances.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var at: Coordinate?
 
     @Option(help: ArgumentHelp("Group the list; only 'category' is supported.", valueName: "FIELD"))
     var groupBy: String?
@@ -214,9 +216,9 @@ struct SpotsListCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             guard let order = SpotFilter.Sort(rawValue: sort) else { throw InputError("invalid --sort '\(sort)': expected name, recent or distance") }
-            let reference = try parseOptionalCoordinate(at)
+            let reference = at
             if order == .distance && reference == nil { throw InputError("--sort distance needs --at LAT,LON") }
             if let groupBy, groupBy != "category" { throw InputError("invalid --group-by '\(groupBy)': only 'category' is supported") }
             let ratingFilter: SpotRating?? = try rating.map { try SpotRating.parse($0) }
@@ -231,7 +233,7 @@ struct SpotsListCommand: AsyncParsableCommand {
                     printData(try PlacesJSON.encode(object, pretty: isTerminal(.standardOutput)))
                 } else {
                     for key in groups.keys.sorted() {
-                        print("\(key) (\(groups[key]!.count))")
+                        print(TerminalText.safe("\(key) (\(groups[key]!.count))"))
                         print(SpotOutput.table(groups[key]!, reference: reference), terminator: "")
                         print("")
                     }
@@ -261,7 +263,7 @@ struct SpotsShowCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             try SpotOutput.printSpot(try state.openSpots().store.resolve(id), json: json)
         }
     }
@@ -285,7 +287,7 @@ struct SpotsEditCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Remove a tag; repeat for more.", valueName: "TAG")) var removeTag: [String] = []
     @Option(help: "Replace the note (empty to clear).") var note: String?
     @Option(help: ArgumentHelp("like, dislike or none.", valueName: "RATING")) var rating: String?
-    @Option(help: ArgumentHelp("Move the spot.", valueName: "LAT,LON")) var at: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Move the spot.", valueName: "LAT,LON"), transform: Coordinate.argument) var at: Coordinate?
 
     @Flag(help: "Print the edited spot as JSON.")
     var json = false
@@ -293,9 +295,9 @@ struct SpotsEditCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let newRating = try rating.map { try SpotRating.parse($0) }
-            let point = try parseOptionalCoordinate(at)
+            let point = at
             let (name, category, note, addTag, removeTag) = (name, category, note, addTag, removeTag)
             let spot = try state.openSpots().store.update(id) { spot in
                 if let name { spot.name = name }
@@ -306,7 +308,7 @@ struct SpotsEditCommand: AsyncParsableCommand {
                 spot.tags.removeAll { removeTag.contains($0) }
                 for tag in addTag where !spot.tags.contains(tag) { spot.tags.append(tag) }
             }
-            if json { try SpotOutput.printSpot(spot, json: true) } else { print("updated \(SpotOutput.shortID(spot))  \(spot.name)") }
+            if json { try SpotOutput.printSpot(spot, json: true) } else { print(TerminalText.safe("updated \(SpotOutput.shortID(spot))  \(spot.name)")) }
         }
     }
 }
@@ -330,7 +332,7 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
             let spot = try spots.store.resolve(id)
             if !yes {
@@ -345,7 +347,7 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
                 }
             }
             try spots.store.remove(spot.id.storeKey)
-            print("deleted \(SpotOutput.shortID(spot))  \(spot.name)")
+            print(TerminalText.safe("deleted \(SpotOutput.shortID(spot))  \(spot.name)"))
         }
     }
 }
@@ -361,7 +363,7 @@ struct SpotsCategoriesCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let counts = try state.openSpots().store.categories()
             if json {
                 struct Entry: Encodable { let category: String?; let count: Int

@@ -15,8 +15,8 @@ struct SpotsNearCommand: AsyncParsableCommand {
               places spots near --at 60.1700,24.9410 --radius 200 --json
             """)
 
-    @Option(help: ArgumentHelp("The reference point.", valueName: "LAT,LON"))
-    var at: String
+    @Option(parsing: .unconditional, help: ArgumentHelp("The reference point.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var at: Coordinate
 
     @Option(help: "Radius in metres.")
     var radius: Double = 805
@@ -27,9 +27,9 @@ struct SpotsNearCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
-            let point = try Coordinate(parsing: at)
-            try requirePositive(radius, "--radius")
+        try await reportingErrors(verbose: state.verbose) {
+            let point = at
+            try requireMetres(radius, "--radius")
             SpotHitsOutput.print(try state.openSpots().store.near(point, radius: radius), reference: point, json: json)
         }
     }
@@ -40,8 +40,8 @@ struct SpotsNearestCommand: AsyncParsableCommand {
         commandName: "nearest", abstract: "The N nearest saved spots, however far: the set a phone would monitor.",
         discussion: "Example:\n  places spots nearest --at 60.1700,24.9410 --limit 20 --json")
 
-    @Option(help: ArgumentHelp("The reference point.", valueName: "LAT,LON"))
-    var at: String
+    @Option(parsing: .unconditional, help: ArgumentHelp("The reference point.", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var at: Coordinate
 
     @Option(help: "How many spots.")
     var limit = 20
@@ -52,8 +52,8 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
-            let point = try Coordinate(parsing: at)
+        try await reportingErrors(verbose: state.verbose) {
+            let point = at
             try requireLimit(limit)
             SpotHitsOutput.print(try state.openSpots().store.nearest(point, limit: limit), reference: point, json: json)
         }
@@ -105,7 +105,7 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let cap = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
             let spots = try state.openSpots()
             let targets = all ? try spots.store.allSpots() : [try spots.store.resolve(id ?? "")]
@@ -143,8 +143,8 @@ struct SpotsLogCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The saved spot.", valueName: "ID"))
     var spot: String?
 
-    @Option(help: ArgumentHelp("Where it happened (defaults to the spot's point).", valueName: "LAT,LON"))
-    var at: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where it happened (defaults to the spot's point).", valueName: "LAT,LON"), transform: Coordinate.argument)
+    var at: Coordinate?
 
     @Option(help: "What happened.")
     var note: String?
@@ -165,13 +165,12 @@ struct SpotsLogCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
-            let point = try parseOptionalCoordinate(at)
-            let (visit, spot) = try state.openSpots().log(spot: spot, at: point, note: note, time: time, photoPath: photo)
+        try await reportingErrors(verbose: state.verbose) {
+            let (visit, spot) = try state.openSpots().log(spot: spot, at: at, note: note, time: time, photoPath: photo)
             if json {
                 printData(try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name)))
             } else {
-                print("logged \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(spot?.name ?? "\(visit.coordinate)")")
+                print(TerminalText.safe("logged \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(spot?.name ?? "\(visit.coordinate)")"))
             }
         }
     }
@@ -202,7 +201,7 @@ struct SpotsVisitsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
             let visits = try spots.visits(day: day, since: since)
             let names = try spots.spotNames(for: visits)

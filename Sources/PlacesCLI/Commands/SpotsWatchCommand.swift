@@ -44,10 +44,10 @@ struct SpotsWatchCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
-            try requirePositive(radius, "--radius")
-            try requirePositive(minAccuracy, "--min-accuracy")
-            try requirePositive(refreshDistance, "--refresh-distance")
+        try await reportingErrors(verbose: state.verbose) {
+            try requireMetres(radius, "--radius")
+            try requireMetres(minAccuracy, "--min-accuracy")
+            try requireMetres(refreshDistance, "--refresh-distance")
             guard exitMargin >= 0 else { throw InputError("invalid --exit-margin \(exitMargin): expected 0 or more metres") }
             guard monitor >= 1 else { throw InputError("invalid --monitor \(monitor): expected at least 1") }
             let points = try state.openSpots().store.allPoints()
@@ -118,7 +118,7 @@ struct SpotsImportCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             let url = URL(fileURLWithPath: file)
             let chosen = try format.map { text throws(InputError) in
                 guard let value = SpotFormat(rawValue: text.lowercased()) else {
@@ -133,6 +133,11 @@ struct SpotsImportCommand: AsyncParsableCommand {
                 throw InputError("cannot read '\(file)': no such file, or no permission")
             }
             let archive = try SpotFiles.parse(data, format: chosen)
+            // Nothing usable is a failed import, not an empty success (and --replace must not wipe the spots for it).
+            if archive.spots.isEmpty && archive.visits.isEmpty, let first = archive.skipped.first {
+                let count = archive.skipped.count
+                throw InputError("nothing imported from '\(file)': \(count == 1 ? "its one entry was" : "all \(count) entries were") skipped (first: \(first))")
+            }
             let report = try state.openSpots().importArchive(archive, replace: replace)
             if json {
                 struct Duplicate: Encodable { let name: String; let existingId: String; let existingName: String
@@ -175,7 +180,7 @@ struct SpotsExportCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        try await reportingErrors {
+        try await reportingErrors(verbose: state.verbose) {
             guard let chosen = SpotFormat(rawValue: format.lowercased()) else {
                 throw InputError("invalid --format '\(format)': expected geojson, gpx, kml or csv")
             }

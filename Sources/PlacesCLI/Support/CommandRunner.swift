@@ -4,8 +4,9 @@ import PlacesApp
 import PlacesCore
 
 /// Runs a command body and turns every failure into one line on stderr and a non-zero exit, so
-/// scripts see a clean error instead of a stack of usage text.
-func reportingErrors(_ body: () async throws -> Void) async throws {
+/// scripts see a clean error instead of a stack of usage text. A storage failure (read-only or full disk,
+/// a locked database) says where and what to do; `verbose` adds the library's own wording on a second line.
+func reportingErrors(verbose: Bool = false, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as ExitCode {
@@ -19,7 +20,12 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch let error as CleanExit {
         throw error
     } catch {
-        printError("places: \(error)")
+        if let storage = StorageError.classify(error, directory: PlacesEnvironment.resolve().dataDirectory) {
+            printError("places: \(storage)")
+            if verbose { printError("places: detail: \(storage.detail)") }
+        } else {
+            printError("places: \(error)")
+        }
         throw ExitCode(1)
     }
 }
@@ -46,20 +52,13 @@ extension OutputOptions {
     }
 }
 
-/// Parses an optional `LAT,LON` option inside `run()`, where its error becomes one clean line.
-func parseOptionalCoordinate(_ text: String?) throws(InputError) -> Coordinate? {
-    guard let text else { return nil }
-    return try Coordinate(parsing: text)
-}
-
-func requirePositive(_ value: Double?, _ name: String) throws(InputError) {
-    if let value, !(value > 0 && value.isFinite) {
-        throw InputError("invalid \(name) '\(value)': expected a positive number of metres")
-    }
+/// Checks a distance in metres (`--radius`, `--max-distance`, …): finite, positive, at most half the Earth.
+func requireMetres(_ value: Double?, _ name: String) throws(InputError) {
+    if let value { _ = try InputRange.metres(value, named: name) }
 }
 
 func requireLimit(_ value: Int) throws(InputError) {
-    guard (1...1_000).contains(value) else { throw InputError("invalid --limit \(value): expected 1…1000") }
+    _ = try InputRange.limit(value, named: "--limit")
 }
 
 enum StandardStream { case standardOutput, standardError }

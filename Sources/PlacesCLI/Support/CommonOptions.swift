@@ -21,19 +21,25 @@ struct StateOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Read configuration from FILE instead of config.toml.", valueName: "FILE"))
     var config: String?
 
+    @Flag(name: .long, help: "On a storage failure, also print the underlying error in full.")
+    var verbose = false
+
     var environment: PlacesEnvironment {
         PlacesEnvironment.resolve(configFile: config.map { URL(fileURLWithPath: $0) })
     }
 }
 
-/// Parses a coordinate option, turning the model's message into the CLI's error.
-func parseCoordinate(_ text: String) throws -> Coordinate {
-    do { return try Coordinate(parsing: text) } catch { throw ValidationError(error.message) }
+extension Coordinate {
+    /// Reads a `LAT,LON` option or argument while the command line is parsed, so a bad point is refused
+    /// before anything opens; the error names the option and says why (see ``PlacesCommand/main()``).
+    /// Declare such options with `parsing: .unconditional`, so a value beginning with a minus sign
+    /// (`--near -33.87,151.21`) is taken as the value it is, not as an option.
+    static func argument(_ text: String) throws -> Coordinate { try check(parsing: text) }
 }
 
 /// Writes to stderr; progress, notes and warnings go there so stdout stays parseable.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.safe(message, keepingNewlines: true) + "\n").utf8))
 }
 
 /// Writes raw bytes plus a newline to stdout.

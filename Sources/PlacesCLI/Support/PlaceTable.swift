@@ -18,6 +18,7 @@ enum PlaceTable {
     }
 
     static func render(rows: [[String]]) -> String {
+        let rows = rows.map { $0.map { TerminalText.safe($0) } }
         let columnCount = rows.map(\.count).max() ?? 0
         let widths = (0..<columnCount).map { column in
             min(48, rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0)

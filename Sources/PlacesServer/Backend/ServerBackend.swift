@@ -52,8 +52,8 @@ public enum ServerBackendError: Error, Equatable, Sendable {
     case failed(_ command: String, reason: String)
 
     /// A handler for a part of the server that failed to open: every call answers with that failure.
-    public static func notOpenedHandler(reason error: any Error) -> @Sendable (String) throws -> Never {
-        let reason = "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+    public static func notOpenedHandler(reason: String) -> @Sendable (String) throws -> Never {
+        let reason = reason.split(whereSeparator: \.isNewline).joined(separator: " ")
         return { command in throw ServerBackendError.notOpened(command, reason: reason) }
     }
 }

@@ -183,25 +183,19 @@ private struct ArgumentReader {
         guard let lat = Double(latText), let lon = Double(lonText) else {
             throw usage("invalid coordinate '\(latText.prefix(40)) \(lonText.prefix(40))': expected lat lon in decimal degrees, for example 60.1699 24.9384")
         }
-        do { return try Coordinate(validatingLatitude: lat, longitude: lon) } catch {
-            throw ServerCommand.SyntaxError(error.message)
+        do { return try Coordinate.check(latitude: lat, longitude: lon) } catch {
+            throw ServerCommand.SyntaxError("invalid coordinate: \(error)")
         }
     }
 
     mutating func metres() throws(ServerCommand.SyntaxError) -> Double {
         let raw = try text()
-        guard let value = Double(raw), value > 0, value.isFinite else {
-            throw usage("invalid RADIUS '\(raw.prefix(40))': expected a positive number of metres")
-        }
-        return value
+        do { return try InputRange.metres(parsing: raw, named: "RADIUS") } catch { throw usage(error.message) }
     }
 
     mutating func limit() throws(ServerCommand.SyntaxError) -> Int {
         let raw = try text()
-        guard let value = Int(raw), (1...1_000).contains(value) else {
-            throw usage("invalid LIMIT '\(raw.prefix(40))': expected 1…1000")
-        }
-        return value
+        do { return try InputRange.limit(parsing: raw, named: "LIMIT") } catch { throw usage(error.message) }
     }
 
     func unexpected(_ keyword: String) -> ServerCommand.SyntaxError {
