@@ -3,13 +3,16 @@ import NIOCore
 import Testing
 @testable import PlacesServer
 
-/// Half-closed clients and memory bounds, over a real socket (issue 16).
+/// Half-closed clients and memory bounds, over a real socket (issue 16). Where the behaviour does not
+/// depend on a backend call, the requests are ones the event loop answers itself (PING, ECHO, an unknown
+/// command), so a test machine whose Swift-concurrency threads are all busy with other suites cannot
+/// delay them; the half-close tests need calls in flight and allow two minutes per read.
 @Suite struct ServerHardeningTests {
     /// `printf 'SEARCH kiasma\r\n…' | nc -N host port`: every complete request sent before the FIN is
     /// answered, in order, then the server closes; a partial request at the end is dropped.
     @Test func aHalfClosedClientGetsEveryReplyThenTheServerCloses() async throws {
         let server = try await TestServer.start()
-        let client = try RawClient(port: server.port)
+        let client = try RawClient(port: server.port, readTimeoutSeconds: 120)
         try client.send("SEARCH maya\r\nSEARCH slow:200\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\nSEARCH unfinish")
         client.shutdownWrite()
         let (text, closed) = await client.readToEnd()
@@ -27,7 +30,7 @@ import Testing
     /// still works through the rest of what was received.
     @Test func aHalfClosedClientsLongPipelineIsAnsweredToTheEnd() async throws {
         let server = try await TestServer.start(ServerConfiguration(maxPipelinedRequests: 4))
-        let client = try RawClient(port: server.port)
+        let client = try RawClient(port: server.port, readTimeoutSeconds: 120)
         let count = 60
         try client.send((0..<count).map { "SEARCH slow:\($0 % 3)\r\n" }.joined() + "PING\r\n")
         client.shutdownWrite()
@@ -49,8 +52,11 @@ import Testing
         let (text, closed) = await client.readToEnd()
         #expect(text == "-ERR Protocol error: invalid bulk length\r\n" && closed)
         let other = try RawClient(port: server.port)
-        try other.send("*2\r\n$6\r\nSEARCH\r\n$65536\r\n" + String(repeating: "m", count: 65536) + "\r\nPING\r\n")
-        #expect(try await other.replies(2) == [.bulk("[]"), .simpleString("PONG")])
+        try other.send("*2\r\n$6\r\nNOSUCH\r\n$65536\r\n" + String(repeating: "m", count: 65536) + "\r\nPING\r\n")
+        let replies = try await other.replies(2)
+        guard case .error(let unknown) = replies[0] else { Issue.record("expected an error reply, got \(replies[0])"); return }
+        #expect(unknown.hasPrefix("ERR unknown command 'NOSUCH'"), "exactly 64 KiB is read as an argument")
+        #expect(replies[1] == .simpleString("PONG"), "and the connection goes on")
         try await server.stop()
     }
 
@@ -74,12 +80,13 @@ import Testing
         let configuration = ServerConfiguration(limits: RESPLimits(maxRequestLength: 60_000), maxRequestBytesInFlight: 100_000)
         let server = try await TestServer.start(configuration)
         let metrics = server.server.metrics
-        let header = "*2\r\n$6\r\nSEARCH\r\n$50000\r\n"
+        let header = "*2\r\n$4\r\nECHO\r\n$50000\r\n"
         let body = String(repeating: "q", count: 50_000) + "\r\n"
+        let echoed = RESPValue.bulk(String(repeating: "q", count: 50_000))
 
         let first = try RawClient(port: server.port)
-        try first.send(header + "qqq")  // arriving slowly: 50,006 bytes declared and held
-        try await waitUntil("the first request holds its bytes") { metrics.snapshot.requestBytesInFlight == 50_006 }
+        try first.send(header + "qqq")  // arriving slowly: 50,004 bytes declared and held
+        try await waitUntil("the first request holds its bytes") { metrics.snapshot.requestBytesInFlight == 50_004 }
 
         let second = try RawClient(port: server.port)
         try second.send(header)
@@ -93,14 +100,14 @@ import Testing
         #expect(try await small.reply() == .simpleString("PONG"), "small requests are still served")
 
         try first.send(String(body.dropFirst(3)))
-        #expect(try await first.reply() == .bulk("[]"))
+        #expect(try await first.reply() == echoed)
         try await waitUntil("the answered request gives its bytes back") { metrics.snapshot.requestBytesInFlight == 0 }
 
         let third = try RawClient(port: server.port)
         try third.send(header)
-        try await waitUntil("the next large request holds its bytes") { metrics.snapshot.requestBytesInFlight == 50_006 }
+        try await waitUntil("the next large request holds its bytes") { metrics.snapshot.requestBytesInFlight == 50_004 }
         try third.send(body)
-        #expect(try await third.reply() == .bulk("[]"), "the allowance is free again")
+        #expect(try await third.reply() == echoed, "the allowance is free again")
         try await server.stop()
     }
 }
