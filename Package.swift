@@ -92,7 +92,7 @@ let package = Package(
             name: "PlacesCLI",
             dependencies: [
                 "PlacesApp", "PlacesServer", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
-                "PlacesPipeline", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
+                "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -145,7 +145,9 @@ let package = Package(
             name: "PlacesAppTests",
             dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
-        .testTarget(name: "PlacesCLITests", dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket"]),
+        .testTarget(
+            name: "PlacesCLITests",
+            dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,41 +12,6 @@ public struct IndexedReverse: Sendable {
 }
 
 extension PlaceIndexStore {
-    /// Full-text search over names (and brands and category words), best first.
-    ///
-    /// With `near`, text relevance (bm25) is blended with proximity, so among equally good name matches the
-    /// closer one wins, and a good match next door beats a perfect one across the world.
-    /// With `near` and `radius`, results outside the circle are dropped.
-    public func search(text: String, near: Coordinate? = nil, radius: Double? = nil, category: String? = nil,
-                       limit: Int = 10) throws -> [Place] {
-        let tokens = FullTextQuery.tokens(text)
-        guard !tokens.isEmpty, limit > 0 else { return [] }
-        let exact = try rankedMatches(FullTextQuery.all(tokens, prefixLast: false), near: near, radius: radius,
-                                      category: category, limit: limit)
-        if !exact.isEmpty { return exact }
-        // Nothing matched whole words: treat every word as a prefix ("maya ba", "kiasm").
-        let prefixed = try rankedMatches(FullTextQuery.all(tokens, prefixAll: true), near: near, radius: radius,
-                                         category: category, limit: limit)
-        if !prefixed.isEmpty || tokens.count < 2 { return prefixed }
-        // Still nothing: any word may match ("maya bar and grill" finds "Maya Bar & Grill"); bm25 puts
-        // names matching more of the words first.
-        return try rankedMatches(FullTextQuery.any(tokens), near: near, radius: radius, category: category, limit: limit)
-    }
-
-    /// Search-as-you-type: the last word is a prefix, results are biased towards `near`.
-    public func suggest(prefix: String, near: Coordinate? = nil, limit: Int = 8) throws -> [Place] {
-        let tokens = FullTextQuery.tokens(prefix)
-        guard !tokens.isEmpty, limit > 0 else { return [] }
-        let match = FullTextQuery.all(tokens, prefixLast: true)
-        if let near, tokens.count == 1, tokens[0].count == 1 {
-            // One letter matches a large share of the world's names; ranking them all costs tens of
-            // milliseconds, so the first keystroke completes from the neighbourhood only.
-            let local = try rankedMatches(match, near: near, radius: 5_000, category: nil, limit: limit)
-            if !local.isEmpty { return local }
-        }
-        return try rankedMatches(match, near: near, radius: nil, category: nil, limit: limit)
-    }
-
     /// Places within `radius` metres of `center`, nearest first.
     /// - Parameters:
     ///   - category: a normalised category (`cafe`) or a provider label (`amenity=cafe`, `coffee shop`).
@@ -116,69 +81,6 @@ extension PlaceIndexStore {
                                   city: try CityLookup.best(near: coordinate, in: db))
         }
     }
-
-    private func rankedMatches(_ match: String, near: Coordinate?, radius: Double?, category: String?,
-                               limit: Int) throws -> [Place] {
-        var sql = """
-            SELECT p.rowid, p.lat, p.lon, bm25(place_fts, 10.0, 4.0, 1.0) AS rank
-            FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
-            WHERE place_fts MATCH ?
-            """
-        var arguments: StatementArguments = [match]
-        if let near, let radius {
-            let box = GeoMath.boundingBox(around: near, radius: radius)
-            sql += " AND p.rowid IN (SELECT id FROM place_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?)"
-            arguments += [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
-        }
-        if let filter = CategoryFilter(category) {
-            sql += " AND " + filter.sql
-            arguments += filter.arguments
-        }
-        // Without a reference point bm25 alone orders; with one, a wider pool is re-ranked by distance.
-        let pool = near == nil ? limit : max(limit * 20, 200)
-        sql += " ORDER BY rank LIMIT \(pool)"
-        return try database.read { db in
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                (rowid: row[0] as Int64, coordinate: Coordinate(latitude: row[1], longitude: row[2]), rank: row[3] as Double)
-            }
-            guard let near else { return try PlaceRow.fetch(db, rowids: rows.map(\.rowid)) }
-            // bm25 is negative, lower is better; relevance 1 is the best match of this query.
-            let best = rows.map { -$0.rank }.max() ?? 1
-            var scored: [(rowid: Int64, distance: Double, score: Double)] = []
-            scored.reserveCapacity(rows.count)
-            for row in rows {
-                let distance = GeoMath.distance(near, row.coordinate)
-                if let radius, distance > radius { continue }
-                let relevance: Double = best > 0 ? -row.rank / best : 1
-                let proximity: Double = 1 / (1 + distance / 1_000)
-                scored.append((row.rowid, distance, 0.6 * relevance + 0.4 * proximity))
-            }
-            scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.distance < $1.distance }
-            return try PlaceRow.fetch(db, rowids: scored.prefix(limit).map(\.rowid))
-        }
-    }
-}
-
-/// Builds FTS5 MATCH expressions from user text without letting its punctuation become FTS syntax.
-enum FullTextQuery {
-    /// Folded words, split the way the `unicode61` tokenizer splits them.
-    static func tokens(_ text: String) -> [String] {
-        TextFolding.fold(text)
-            .split { !($0.isLetter || $0.isNumber) }
-            .map(String.init)
-    }
-
-    static func any(_ tokens: [String]) -> String {
-        tokens.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
-    }
-
-    static func all(_ tokens: [String], prefixLast: Bool = false, prefixAll: Bool = false) -> String {
-        tokens.enumerated().map { index, token in
-            let quoted = "\"" + token.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            let prefix = prefixAll || (prefixLast && index == tokens.count - 1)
-            return prefix ? quoted + "*" : quoted
-        }.joined(separator: " ")
-    }
 }
 
 /// `--category` as SQL: the normalised category, or one of the provider's own labels verbatim.
@@ -240,12 +142,17 @@ enum PlaceRow {
     /// Full rows for `rowids`, in that order. Queries rank light (rowid, position, score) rows first
     /// and only build ``Place`` values for the few they return.
     static func fetch(_ db: Database, rowids: [Int64]) throws -> [Place] {
+        try fetch(db, rowids: rowids, place)
+    }
+
+    /// Rows for `rowids`, in that order, each turned into a value by `make` while the cursor stands on it.
+    static func fetch<T>(_ db: Database, rowids: [Int64], _ make: (Row) throws -> T) throws -> [T] {
         guard !rowids.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: rowids.count).joined(separator: ",")
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM place WHERE rowid IN (\(placeholders))",
                                        arguments: StatementArguments(rowids))
-        var byRowid: [Int64: Place] = [:]
-        while let row = try rows.next() { byRowid[row["rowid"]] = place(row) }
+        var byRowid: [Int64: T] = [:]
+        while let row = try rows.next() { byRowid[row["rowid"]] = try make(row) }
         return rowids.compactMap { byRowid[$0] }
     }
 

@@ -33,6 +33,39 @@ public final class PlaceIndexStore: Sendable {
         try Self.migrator.migrate(database)
     }
 
+    /// Opens the index at `path` and checks that the file is whole, or throws ``PlaceIndexDamage`` when
+    /// it is not a usable database (truncated, overwritten, not SQLite): the cue to set it aside and rebuild.
+    /// The check is cheap (the header's page count against the file's size, and one read of each table).
+    public static func openVerified(path: URL) throws -> PlaceIndexStore {
+        do {
+            let store = try PlaceIndexStore(path: path)
+            try store.verify(path: path)
+            return store
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            throw PlaceIndexDamage(path: path, reason: error.resultCode == .SQLITE_NOTADB ? "not a database" : "corrupt")
+        }
+    }
+
+    private func verify(path: URL) throws {
+        let (pages, pageSize) = try database.read { db in
+            (try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0, try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0)
+        }
+        let attributes = { (url: URL) in try? FileManager.default.attributesOfItem(atPath: url.path) }
+        let fileSize = (attributes(path)?[.size] as? NSNumber)?.int64Value ?? 0
+        let walSize = (attributes(URL(fileURLWithPath: path.path + "-wal"))?[.size] as? NSNumber)?.int64Value ?? 0
+        // With an empty WAL every page lives in the main file; a shorter file lost its end.
+        if walSize == 0, fileSize < pages * pageSize {
+            throw PlaceIndexDamage(path: path, reason: "truncated: \(fileSize) of \(pages * pageSize) bytes")
+        }
+        try database.read { db in
+            _ = try Row.fetchAll(db, sql: "SELECT * FROM source")
+            _ = try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM place")
+            _ = try Int64.fetchOne(db, sql: "SELECT max(geonameid) FROM city")
+            _ = try Int64.fetchOne(db, sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH 'a*' LIMIT 1")
+            _ = try Int64.fetchOne(db, sql: "SELECT id FROM place_rtree WHERE min_lat >= 0 LIMIT 1")
+        }
+    }
+
     private init(database: any DatabaseWriter) throws {
         self.database = database
         try Self.migrator.migrate(database)
@@ -66,11 +99,22 @@ public final class PlaceIndexStore: Sendable {
         }
     }
 
-    /// The files imported so far, newest first.
+    /// The files imported so far, newest first, with what each one was and what it added.
     public func sources() throws -> [IndexedSource] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, kind, imported_at, places, cities FROM source ORDER BY imported_at DESC").map {
-                IndexedSource(name: $0[0], kind: $0[1], importedAt: Date(timeIntervalSince1970: $0[2]), places: $0[3], cities: $0[4])
+            try Row.fetchAll(db, sql: """
+                SELECT name, kind, imported_at, places, cities, bytes, checksum, format, address_points, names,
+                       min_lat, max_lat, min_lon, max_lon
+                FROM source ORDER BY imported_at DESC
+                """).map { row in
+                var bounds: IndexedSource.Bounds?
+                if let minLat = row[10] as Double?, let maxLat = row[11] as Double?, let minLon = row[12] as Double?,
+                   let maxLon = row[13] as Double? {
+                    bounds = IndexedSource.Bounds(minLatitude: minLat, maxLatitude: maxLat, minLongitude: minLon, maxLongitude: maxLon)
+                }
+                return IndexedSource(
+                    name: row[0], kind: row[1], importedAt: Date(timeIntervalSince1970: row[2]), places: row[3], cities: row[4],
+                    bytes: row[5], checksum: row[6], format: row[7], addressPoints: row[8], names: row[9], bounds: bounds)
             }
         }
     }
@@ -151,27 +195,130 @@ public final class PlaceIndexStore: Sendable {
                 INSERT INTO city_rtree (id, min_lat, max_lat, min_lon, max_lon) SELECT geonameid, lat, lat, lon, lon FROM city;
                 """)
         }
+        migrator.registerMigration("v4: what each imported file was") { db in
+            // Lets a damaged or outdated build be recognised (the file's size and checksum, the index format
+            // it was read with) and lets `places index` say what the index covers.
+            try db.execute(sql: """
+                ALTER TABLE source ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE source ADD COLUMN checksum TEXT NOT NULL DEFAULT '';
+                ALTER TABLE source ADD COLUMN format INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE source ADD COLUMN address_points INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE source ADD COLUMN names INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE source ADD COLUMN min_lat REAL;
+                ALTER TABLE source ADD COLUMN max_lat REAL;
+                ALTER TABLE source ADD COLUMN min_lon REAL;
+                ALTER TABLE source ADD COLUMN max_lon REAL;
+                """)
+        }
+        migrator.registerMigration("v5: every name, addresses, importance, typo vocabulary") { db in
+            // The full-text table now holds prepared words (see `SearchText`): the main name, every other
+            // name with run-together forms, brand, category words, and the address. Rows from an older
+            // import get their main name and keywords back; their files need a re-import for the rest
+            // (the bundled ones are re-imported automatically, see `PlaceIndexStore.format`).
+            try db.execute(sql: """
+                ALTER TABLE place ADD COLUMN alt_names TEXT NOT NULL DEFAULT '';
+                ALTER TABLE place ADD COLUMN search_name TEXT NOT NULL DEFAULT '';
+                ALTER TABLE place ADD COLUMN search_alt TEXT NOT NULL DEFAULT '';
+                ALTER TABLE place ADD COLUMN search_address TEXT NOT NULL DEFAULT '';
+                ALTER TABLE place ADD COLUMN importance REAL NOT NULL DEFAULT 0;
+                UPDATE place SET search_name = folded_name;
+                DROP TABLE place_fts;
+                CREATE VIRTUAL TABLE place_fts USING fts5(
+                    name, alt, brand, keywords, address,
+                    tokenize = 'unicode61 remove_diacritics 2',
+                    prefix = '2 3 4'
+                );
+                INSERT INTO place_fts (rowid, name, alt, brand, keywords, address)
+                SELECT rowid, search_name, '', brand, keywords, '' FROM place WHERE kind != 'address';
+                CREATE TABLE search_term (
+                    length INTEGER NOT NULL,
+                    term TEXT NOT NULL,
+                    reversed TEXT NOT NULL,
+                    places INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (length, term)
+                ) WITHOUT ROWID;
+                CREATE INDEX search_term_by_ending ON search_term(length, reversed);
+                CREATE INDEX place_by_importance ON place(importance);
+                """)
+        }
         return migrator
     }
+
+    /// How places are read into the index. A file imported with an older format lacks what later versions
+    /// index (alternate names, addresses), so bundled files recorded with an older format are re-imported.
+    public static let format = 2
 }
 
 public struct PlaceIndexCounts: Hashable, Sendable {
     /// Searchable places: OSM POIs plus GeoNames cities.
     public var places: Int
     public var cities: Int
-    /// Addressed OSM objects without a POI tag, kept for reverse geocoding only.
+    /// Addressed OSM objects without a POI tag, found by reverse geocoding and address search.
     public var addressPoints: Int
 }
 
+/// The index file is not a usable database; it has to be set aside and rebuilt.
+public struct PlaceIndexDamage: Error, CustomStringConvertible {
+    public var path: URL
+    /// "truncated: …", "corrupt", "not a database".
+    public var reason: String
+
+    public var description: String { "the local index \(path.path) is damaged (\(reason))" }
+}
+
+/// One imported file as the index remembers it.
 public struct IndexedSource: Hashable, Sendable {
+    /// The area a file's objects cover.
+    public struct Bounds: Hashable, Sendable, CustomStringConvertible {
+        public var minLatitude: Double
+        public var maxLatitude: Double
+        public var minLongitude: Double
+        public var maxLongitude: Double
+
+        /// "60.1642…60.1791 N, 24.9352…24.9534 E".
+        public var description: String {
+            func range(_ low: Double, _ high: Double, _ positive: String, _ negative: String) -> String {
+                let format = { (value: Double) in String(format: "%.4f", abs(value)) + (value < 0 ? negative : positive) }
+                return format(low) + "…" + format(high)
+            }
+            return range(minLatitude, maxLatitude, "N", "S") + ", " + range(minLongitude, maxLongitude, "E", "W")
+        }
+
+        public func contains(_ coordinate: Coordinate) -> Bool {
+            (minLatitude...maxLatitude).contains(coordinate.latitude)
+                && (minLongitude...maxLongitude).contains(coordinate.longitude)
+        }
+    }
+
     public var name: String
     public var kind: String
     public var importedAt: Date
     public var places: Int
     public var cities: Int
+    /// The file's size in bytes and CRC-32 (hex), as read.
+    public var bytes: Int64 = 0
+    public var checksum: String = ""
+    /// ``PlaceIndexStore/format`` when it was imported (0: before formats were recorded).
+    public var format: Int = 0
+    public var addressPoints: Int = 0
+    /// Searchable names, alternate names included.
+    public var names: Int = 0
+    public var bounds: Bounds?
 }
 
-/// What role a row plays. Address points answer reverse geocoding but are not search results.
+/// What an import records about the file it read, besides the counts.
+public struct SourceFingerprint: Hashable, Sendable {
+    public var bytes: Int64
+    public var checksum: String
+
+    public init(bytes: Int64, checksum: String) {
+        self.bytes = bytes
+        self.checksum = checksum
+    }
+}
+
+/// What role a row plays: a named POI, an address point (an addressed object without a POI tag: found by
+/// reverse geocoding and by address search), or a GeoNames city.
 public enum IndexedPlaceKind: String, Sendable {
     case poi, address, city
 }

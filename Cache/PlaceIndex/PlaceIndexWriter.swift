@@ -25,9 +25,11 @@ public final class PlaceIndexWriter {
     }
 
     /// Ends an import of `source`: builds the R*Tree and full-text entries of every row it inserted,
-    /// and records the import. Bulk `INSERT … SELECT` here costs half of what maintaining both
-    /// indexes row by row did. Call it last, inside the same ``PlaceIndexStore/write(_:)``.
-    public func finishSource(_ source: String, kind: String, places: Int, cities: Int) throws {
+    /// and records the import (what the file was, what it added, the area it covers). Bulk
+    /// `INSERT … SELECT` here costs half of what maintaining both indexes row by row did. Call it last,
+    /// inside the same ``PlaceIndexStore/write(_:)``.
+    public func finishSource(_ source: String, kind: String, places: Int, cities: Int, addressPoints: Int = 0,
+                             fingerprint: SourceFingerprint? = nil) throws {
         try db.execute(sql: """
             INSERT INTO place_rtree (id, min_lat, max_lat, min_lon, max_lon)
             SELECT rowid, lat, lat, lon, lon FROM place WHERE source = ?
@@ -38,31 +40,69 @@ public final class PlaceIndexWriter {
             SELECT geonameid, lat, lat, lon, lon FROM city WHERE source = ?
             """, arguments: [source])
         try db.execute(sql: """
-            INSERT INTO place_fts (rowid, name, brand, keywords)
-            SELECT rowid, name, brand, keywords FROM place WHERE source = ? AND kind != 'address'
+            INSERT INTO place_fts (rowid, name, alt, brand, keywords, address)
+            SELECT rowid, search_name, search_alt, brand, keywords, search_address FROM place WHERE source = ?
             """, arguments: [source])
-        try db.execute(sql: "INSERT OR REPLACE INTO source (name, kind, imported_at, places, cities) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [source, kind, now, places, cities])
+        try saveTypoVocabulary()
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO source (name, kind, imported_at, places, cities, bytes, checksum, format,
+                address_points, names, min_lat, max_lat, min_lon, max_lon)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                count(*) + sum(CASE alt_names WHEN '' THEN 0 ELSE length(alt_names) - length(replace(alt_names, char(10), '')) + 1 END),
+                min(lat), max(lat), min(lon), max(lon)
+            FROM place WHERE source = ?
+            """, arguments: [source, kind, now, places, cities, fingerprint?.bytes ?? 0, fingerprint?.checksum ?? "",
+                             PlaceIndexStore.format, addressPoints, source])
     }
 
-    /// Adds or replaces one place. `keywords` are extra searchable words (category values, ASCII names).
-    /// It becomes findable when ``finishSource(_:kind:places:cities:)`` runs.
-    public func insert(_ place: Place, kind: IndexedPlaceKind, source: String, keywords: [String] = []) throws {
+    /// Adds or replaces one place. It becomes findable when ``finishSource(_:kind:places:cities:addressPoints:fingerprint:)`` runs.
+    /// - Parameters:
+    ///   - keywords: category words (tag values, the normalised category, cuisine) and other searchable words.
+    ///   - alternateNames: every other name the place has (other languages, old and short names); a search
+    ///     that matches one of them says so (`matched_name`).
+    ///   - importance: 0…1, how likely people mean this place when several match equally (population,
+    ///     Wikipedia links, kind).
+    public func insert(_ place: Place, kind: IndexedPlaceKind, source: String, keywords: [String] = [],
+                       alternateNames: [String] = [], importance: Double = 0) throws {
         let id = place.id.description
         let a = place.address
+        let nameWords = SearchText.words(place.name)
+        // Each name's words between bars ("| tukholma | stokholm | rkioski |"): the tokenizer ignores the
+        // bars, and a search can tell a whole-name match from a match of some words with one `instr`.
+        var names: [String] = []
+        for alternate in alternateNames {
+            let words = SearchText.words(alternate)
+            names.append(words.joined(separator: " "))
+            names += SearchText.joinedForms(words)
+            collectTypoTerms(words)
+        }
+        names += SearchText.joinedForms(nameWords)
+        let searchAlt = names.isEmpty ? "" : "| " + Self.unique(names).joined(separator: " | ") + " |"
+        collectTypoTerms(nameWords)
+        var addressWords: [String] = []
+        if let a {
+            let street = SearchText.words(a.street ?? "")
+            collectTypoTerms(street)
+            addressWords = street + SearchText.joinedForms(street)
+            if let number = a.houseNumber { addressWords += SearchText.words(number) + [SearchText.houseNumber(number)] }
+            for part in [a.unit, a.district, a.city] { if let part { addressWords += SearchText.words(part) } }
+        }
         let arguments: StatementArguments = [
             id, source, kind.rawValue, place.name, TextFolding.fold(place.name),
             place.coordinate.latitude, place.coordinate.longitude, place.category,
             place.categories.joined(separator: "\n"), place.brand, place.brand.map(TextFolding.fold),
             place.phone, place.website, place.openingHoursText, place.timeZone,
             a?.houseNumber, a?.street, a?.unit, a?.postcode, a?.city, a?.district, a?.region, a?.countryCode,
-            place.attribution, now, keywords.joined(separator: " "),
+            place.attribution, now, keywords.joined(separator: " "), alternateNames.joined(separator: "\n"),
+            nameWords.joined(separator: " "), searchAlt,
+            Self.unique(addressWords).joined(separator: " "), importance,
         ]
         let insert = try db.cachedStatement(sql: """
             INSERT INTO place (id, source, kind, name, folded_name, lat, lon, category, categories, brand, folded_brand,
                 phone, website, opening_hours, time_zone, house_number, street, unit, postcode, city, district, region,
-                country_code, attribution, imported_at, keywords)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                country_code, attribution, imported_at, keywords, alt_names, search_name, search_alt, search_address,
+                importance)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO NOTHING
             """)
         try insert.execute(arguments: arguments)
@@ -73,6 +113,35 @@ public final class PlaceIndexWriter {
             }
             try insert.execute(arguments: arguments)
         }
+    }
+
+    private static func unique(_ words: [String]) -> [String] {
+        var seen = Set<String>()
+        return words.filter { seen.insert($0).inserted }
+    }
+
+    /// Words a typo may be corrected to: names and streets, 4 letters or more, no digits.
+    private var typoTerms: [String: Int] = [:]
+
+    private func collectTypoTerms(_ words: [String]) {
+        for word in words where word.unicodeScalars.count >= 4 && word.unicodeScalars.count <= 40
+            && !word.unicodeScalars.contains(where: { $0.properties.numericType != nil }) {
+            typoTerms[word, default: 0] += 1
+        }
+    }
+
+    /// The vocabulary typo correction looks words up in: each word by its length and its beginning, and by
+    /// its length and its (reversed) ending, since a word with one typo keeps one of the two intact. How
+    /// many names use a word decides between equally close corrections.
+    private func saveTypoVocabulary() throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO search_term (length, term, reversed, places) VALUES (?, ?, ?, ?)
+            ON CONFLICT (length, term) DO UPDATE SET places = places + excluded.places
+            """)
+        for (term, count) in typoTerms {
+            try statement.execute(arguments: [term.unicodeScalars.count, term, String(String.UnicodeScalarView(term.unicodeScalars.reversed())), count])
+        }
+        typoTerms.removeAll()
     }
 
     /// Adds or replaces one GeoNames city in the reverse-geocoding table; it is found by position once

@@ -29,6 +29,10 @@ public struct PlaceJSON: Encodable, Sendable {
     public var provenance: [String: FieldSource]?
     /// Structured hours, open-now and next change, read on the place's own wall clock at `at`.
     public var hours: HoursReport?
+    /// The other name of the place a search matched ("Tukholma" for Stockholm), when not its main name.
+    public var matchedName: String?
+    /// `true` when the place was found only after correcting a typo in the query.
+    public var fuzzy: Bool?
 
     public init(_ place: Place, reference: Coordinate? = nil, at moment: Date = Date()) {
         id = place.id.description
@@ -54,6 +58,8 @@ public struct PlaceJSON: Encodable, Sendable {
             distanceM = (GeoMath.distance(reference, place.coordinate) * 10).rounded() / 10
             bearing = GeoMath.compassPoint(GeoMath.bearing(from: reference, to: place.coordinate))
         }
+        matchedName = place.searchMatch?.matchedName
+        fuzzy = place.searchMatch?.fuzzy == true ? true : nil
         alternateIds = place.alternateIDs.isEmpty ? nil : place.alternateIDs.map(\.description)
         provenance = place.provenance.isEmpty
             ? nil : Dictionary(uniqueKeysWithValues: place.provenance.map { ($0.key.rawValue, $0.value) })
@@ -76,6 +82,8 @@ public struct PlaceJSON: Encodable, Sendable {
         case bearing
         case alternateIds = "alternate_ids"
         case provenance
+        case matchedName = "matched_name"
+        case fuzzy
     }
 
     /// Keys that scripts rely on are always present, as `null` when unknown.
@@ -107,6 +115,8 @@ public struct PlaceJSON: Encodable, Sendable {
         try c.encodeIfPresent(bearing, forKey: .bearing)
         try c.encodeIfPresent(alternateIds, forKey: .alternateIds)
         try c.encodeIfPresent(provenance, forKey: .provenance)
+        try c.encodeIfPresent(matchedName, forKey: .matchedName)
+        try c.encodeIfPresent(fuzzy, forKey: .fuzzy)
     }
 }
 

@@ -20,23 +20,17 @@ public final class PlacesService: Sendable {
         self.local = LocalProvider(index: index)
     }
 
-    /// Opens the state under `environment`, building the local index from the embedded data when it is empty.
-    /// - Parameter notice: receives one line before and one after a first-run build (the CLI prints them on stderr).
+    /// Opens the state under `environment`, building the local index from the embedded data when it is
+    /// empty, and repairing it when a build was cut short or the file is damaged (see ``LocalIndexSetup``).
+    /// - Parameter notice: receives one line before and one after a first-run build or a repair (the CLI
+    ///   prints them on stderr).
     public static func open(_ environment: PlacesEnvironment,
                             notice: @Sendable (String) -> Void = { _ in }) throws -> PlacesService {
         // Every command that opens places reads config.toml first, so a broken or misspelt file is reported
         // at once rather than when some later command happens to need the setting.
         _ = try PipelineSettings.load(from: environment.configFile)
         try environment.createDirectories()
-        let index = try PlaceIndexStore(path: environment.indexDatabase)
-        let service = PlacesService(environment: environment, index: index)
-        if try index.isEmpty {
-            notice("places: first run: building the local index in \(environment.indexDatabase.path) from the bundled data …")
-            for summary in try EmbeddedData.install(into: index) {
-                notice("places: \(summary.line)")
-            }
-        }
-        return service
+        return PlacesService(environment: environment, index: try LocalIndexSetup.open(environment, notice: notice))
     }
 
     // MARK: Questions answered by the local index (or one named provider).
@@ -47,6 +41,34 @@ public final class PlacesService: Sendable {
         let configuration = try PlacesConfiguration.load(environment)
         let provider = try ProviderFactory.provider(named: name, configuration: configuration, environment: environment)
         return try withTimeZones(await provider.search(query))
+    }
+
+    /// A local search with what to tell the user besides the places: "did you mean …" when nothing was
+    /// found but a word looks like a typo, and a coverage line when `--near` lies outside every imported
+    /// map extract or nothing was found at all.
+    public func searchLocally(_ query: SearchQuery) throws -> LocalSearchOutcome {
+        let result = try index.searchExplained(text: query.text, near: query.near, radius: query.radius,
+                                               category: query.category, limit: query.limit)
+        var notes: [String] = []
+        if let correction = result.didYouMean { notes.append("did you mean \"\(correction)\"?") }
+        let sources = try index.sources()
+        let extracts = sources.filter { $0.kind == ImportSummary.Kind.osmPBF.rawValue }
+        if let near = query.near, !extracts.contains(where: { $0.bounds?.contains(near) == true }) {
+            let covered = extracts.compactMap { source in source.bounds.map { "\(source.name) covers \($0)" } }
+            notes.append("--near \(near) is outside the imported map data"
+                + (covered.isEmpty ? "" : " (\(covered.joined(separator: "; ")))")
+                + ": only GeoNames cities are known there; add an OpenStreetMap extract of the area with "
+                + "`places import REGION.osm.pbf` (e.g. from download.geofabrik.de)")
+        } else if result.places.isEmpty, result.didYouMean == nil {
+            notes.append("nothing in the local index matches \"\(query.text)\" (\(sources.count) imported file(s), "
+                + "see `places index`); `places import FILE` adds an .osm.pbf extract or a GeoNames dump")
+        }
+        return LocalSearchOutcome(places: try withTimeZones(result.places), notes: notes)
+    }
+
+    /// What the local index holds: each imported file, newest first.
+    public func indexedSources() throws -> [IndexedSource] {
+        try index.sources()
     }
 
     public func nearby(_ query: NearbyQuery) async throws -> [Place] {
@@ -95,6 +117,12 @@ public final class PlacesService: Sendable {
     }
 }
 
+/// A local search's places and the lines to print around them.
+public struct LocalSearchOutcome: Sendable {
+    public var places: [Place]
+    public var notes: [String]
+}
+
 extension LocalProvider {
     /// Whether an id belongs to the local index (OSM objects and GeoNames cities).
     func handles(_ id: PlaceID) -> Bool { id.provider == "osm" || id.provider == "geonames" }
@@ -110,10 +138,5 @@ enum EmbeddedData {
             throw InputError("the bundled data file \(name) is missing from this build; reinstall places")
         }
         return url
-    }
-
-    static func install(into index: PlaceIndexStore) throws -> [ImportSummary] {
-        let importer = LocalImporter(index: index)
-        return try files.map { try importer.importFile(url($0)) }
     }
 }

@@ -30,12 +30,22 @@ enum LocalBenchmark {
         report("local.import.geonames.throughput", geonames.objectsPerSecond, "objects/s")
         report("local.import.geonames.throughput_cpu", Double(geonames.objectsRead) / geonamesCPU, "objects/cpu-s")
         report("local.import.geonames.cities", Double(geonames.citiesIndexed), "cities")
+        let indexFile = scratch.appendingPathComponent("index.sqlite")
+        let bytes = (try FileManager.default.attributesOfItem(atPath: indexFile.path)[.size] as? NSNumber)?.doubleValue ?? 0
+        let wal = (try? FileManager.default.attributesOfItem(atPath: indexFile.path + "-wal")[.size] as? NSNumber)?.doubleValue ?? 0
+        report("local.index.size", (bytes + wal) / 1_048_576, "MiB")
+        report("local.index.names", Double(try index.sources().map(\.names).reduce(0, +)), "names")
 
         let center = Coordinate(latitude: 60.1700, longitude: 24.9410)
         let searches: [(String, Coordinate?)] = [
             ("maya bar", Coordinate(latitude: 60.1721, longitude: 24.9450)), ("cafe", center), ("helsinki", nil),
             ("stockholm", nil), ("pizza", center), ("burger king", center), ("hotel", center), ("kiasma", nil),
             ("san francisco", nil), ("cafe strindberg", nil), ("museum", center), ("paris", Coordinate(latitude: 48.85, longitude: 2.35)),
+            // Issue 12's kinds: other names, addresses, run-together names, category words, typos (the
+            // fallbacks that run only when nothing matched exactly).
+            ("tukholma", nil), ("milano", nil), ("finlands nationalteater", nil), ("mikonkatu 18", nil),
+            ("18 mikonkatu, helsinki", nil), ("rkioski", center), ("mcdonalds", center), ("chemist", center),
+            ("cash machine", center), ("kaisma", nil), ("stokmann", center), ("helsinkki", nil), ("akateeminen kirjakaupa", center),
         ]
         let box = (lat: 60.1642...60.1791, lon: 24.9352...24.9534)
         var generator = SplitMix64(seed: 42)
@@ -51,8 +61,12 @@ enum LocalBenchmark {
             _ = try index.nearby(center: randomPoint(), radius: i % 2 == 0 ? 300 : 1_000, category: i % 2 == 0 ? "cafe" : nil)
         }
         try measure("local.reverse", iterations) { _ in _ = try index.reverse(randomPoint()) }
-        let prefixes = ["m", "ma", "may", "maya b", "kia", "hel", "sto", "caf", "stri", "bur"]
+        let prefixes = ["m", "ma", "may", "maya b", "kia", "hel", "sto", "caf", "stri", "bur", "tukh", "rkio"]
         try measure("local.suggest", iterations) { i in _ = try index.suggest(prefix: prefixes[i % prefixes.count], near: center) }
+        let letters = "abcdefghijklmnoprstuvy".map(String.init)
+        try measure("local.suggest.one_letter", iterations) { i in
+            _ = try index.suggest(prefix: letters[i % letters.count], near: i % 2 == 0 ? center : nil)
+        }
         // What `places details --json` and an uncached server DETAILS do: read the place, give it its
         // city's time zone (for opening hours), encode the JSON.
         let ids = try index.nearby(center: center, radius: 2_000, limit: 500).map(\.id)

@@ -11,6 +11,7 @@ suites["matching"] = MatchingBenchmark.run
 suites["pipeline"] = PipelineBenchmark.run
 suites["spots"] = SpotsBenchmark.run
 suites["local"] = LocalBenchmark.run
+suites["local-queries"] = LocalQueryEvaluation.run
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let suite = suites[name] else {

@@ -20,7 +20,7 @@ struct PlacesCommand: AsyncParsableCommand {
         version: PlacesVersion.string,
         subcommands: [
             SearchCommand.self, DetailsCommand.self, NearbyCommand.self, ReverseCommand.self, SuggestCommand.self,
-            ImportCommand.self, ScoreCommand.self, MatchCommand.self, HoursCommand.self, ProvidersCommand.self,
+            ImportCommand.self, IndexCommand.self, ScoreCommand.self, MatchCommand.self, HoursCommand.self, ProvidersCommand.self,
             LookupCommand.self, BudgetCommand.self, CacheCommand.self, ConfigCommand.self,
             SpotsCommand.self, ServeCommand.self,
         ]

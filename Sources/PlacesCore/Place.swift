@@ -35,6 +35,8 @@ public struct Place: Hashable, Sendable, Codable {
     public var alternateIDs: [PlaceID]
     /// Which provider each field came from, and when it was fetched.
     public var provenance: [PlaceField: FieldSource]
+    /// How a search reached this place, when not by its main name or not exactly: set by the local index.
+    public var searchMatch: SearchMatch? = nil
 
     public init(
         id: PlaceID, name: String, coordinate: Coordinate, address: PostalAddress? = nil,
@@ -122,6 +124,19 @@ public enum PlaceField: String, CaseIterable, Sendable, Codable, CodingKeyRepres
             fields.insert(field)
         }
         return fields
+    }
+}
+
+/// Which of a place's names a search matched, and whether only after correcting a typo.
+public struct SearchMatch: Hashable, Sendable, Codable {
+    /// Another name of the place (another language, an old or short name) when that is what matched.
+    public var matchedName: String?
+    /// The place was found only after a typed word was corrected to one within edit distance 1–2.
+    public var fuzzy: Bool
+
+    public init(matchedName: String? = nil, fuzzy: Bool = false) {
+        self.matchedName = matchedName
+        self.fuzzy = fuzzy
     }
 }
 

@@ -1,15 +1,14 @@
 import Foundation
 
-/// The shared real data (`../shared/data` from the repo root) and scratch space for fixtures.
+/// Real data kept in the repository (the extract the app bundles), and scratch space for fixtures.
 enum TestData {
     static let directory: URL = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent()  // LocalProviderTests
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()  // repo root
-        .appendingPathComponent("../shared/data").standardizedFileURL
+        .appendingPathComponent("Sources/PlacesApp/Resources/EmbeddedData")
 
     static let helsinkiPBF = directory.appendingPathComponent("helsinki.osm.pbf")
-    static let citiesGz = directory.appendingPathComponent("geonames-cities1000.txt.gz")
 
     /// A fresh directory that lives as long as the test process.
     static func temporaryDirectory() throws -> URL {

@@ -16,7 +16,8 @@ struct CLIHarness {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let sharedData = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
+    /// The data the app bundles, kept in the repository (tests read nothing outside it).
+    static let embeddedData = repositoryRoot.appendingPathComponent("Sources/PlacesApp/Resources/EmbeddedData")
 
     /// `swift test` builds every product next to the test bundle.
     static let executable: URL = {

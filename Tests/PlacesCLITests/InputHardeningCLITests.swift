@@ -88,6 +88,19 @@ import Glibc
         #expect(!result.stderr.contains("Unknown option"), "\(result.stderr)")
     }
 
+    /// A negative number is a value too, so it reaches the range check instead of "Missing value".
+    @Test(arguments: [
+        (["search", "x", "--limit", "-5"], "invalid --limit -5: expected 1…1000"),
+        (["nearby", "--at", "60.17,24.94", "--radius", "-1"], "invalid --radius '-1'"),
+        (["serve", "--port", "-1"], "invalid --port -1"),
+        (["serve", "--memo-ttl", "-1"], "invalid --memo-ttl -1"),
+    ])
+    func negativeNumbersReachTheRangeCheck(arguments: [String], message: String) throws {
+        let result = try cli.run(arguments: arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
     @Test func aSpotCanBeSavedWestOfGreenwich() throws {
         let home = try CLIHarness.fresh()
         let saved = try home.run("spots", "add", "--at", "-22.9519,-43.2105", "--name", "Cristo Redentor", "--no-address", "--json")

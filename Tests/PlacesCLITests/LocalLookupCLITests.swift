@@ -97,7 +97,7 @@ import Testing
     @Test func aCorruptExtractLeavesTheIndexAsItWas() throws {
         let home = try CLIHarness.fresh()
         let before = try home.run("search", "cafe", "--limit", "50", "--json")
-        let original = try Data(contentsOf: CLIHarness.sharedData.appendingPathComponent("helsinki.osm.pbf"))
+        let original = try Data(contentsOf: CLIHarness.embeddedData.appendingPathComponent("helsinki.osm.pbf"))
         let truncated = home.home.appendingPathComponent("truncated.osm.pbf")
         try original.prefix(original.count * 2 / 3).write(to: truncated)
         let failed = try home.run("import", truncated.path)

@@ -14,6 +14,38 @@ public struct GeoNamesRecord: Sendable, Hashable {
     public var admin1: String
     public var population: Int64
     public var timeZone: String
+    /// Column 4: other names in every language, comma-separated in the dump.
+    public var alternateNames: String = ""
+
+    /// The alternate names worth searching: the ASCII name, and other names in Latin script (other
+    /// scripts are reached through their Latin transliterations, which GeoNames lists too), each once,
+    /// without airport and other codes (short all-capital entries) or anything with a digit.
+    public var searchableAlternateNames: [String] {
+        var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
+        var names: [String] = []
+        for candidate in [asciiName] + alternateNames.split(separator: ",").map(String.init) {
+            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy(Self.isLatinOrPunctuation) else { continue }
+            if trimmed.count <= 4, trimmed == trimmed.uppercased() { continue }
+            let words = SearchText.words(trimmed).joined(separator: " ")
+            if !words.isEmpty, seen.insert(words).inserted { names.append(trimmed) }
+        }
+        return names
+    }
+
+    /// Population on a log scale (10 million people → 1), a little more for capitals and regional seats.
+    public var importance: Double {
+        var importance = log10(Double(max(0, population)) + 1) / 7
+        if featureCode == "PPLC" { importance += 0.15 } else if featureCode == "PPLA" { importance += 0.05 }
+        return min(1, importance)
+    }
+
+    private static func isLatinOrPunctuation(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20...0x40, 0x41...0x24F, 0x1E00...0x1EFF, 0x2019: return scalar.properties.numericType == nil
+        default: return false
+        }
+    }
 }
 
 /// Reads GeoNames dumps as published: plain `.txt`, gzip'd `.txt.gz`, or the `.zip` geonames.org
@@ -105,7 +137,7 @@ public struct GeoNamesReader: Sendable {
         return GeoNamesRecord(
             geonameID: id, name: text(1), asciiName: text(2), coordinate: coordinate, featureClass: text(6),
             featureCode: text(7), countryCode: text(8).uppercased(), admin1: text(10),
-            population: Int64(populationText) ?? 0, timeZone: text(17))
+            population: Int64(populationText) ?? 0, timeZone: text(17), alternateNames: text(3))
     }
 
     /// Streams the bytes of the dump inside a zip: the first `.txt` entry that is not a readme.

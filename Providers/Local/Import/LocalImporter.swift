@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import PlaceIndex
 import PlacesCore
@@ -73,23 +74,59 @@ public struct LocalImporter: Sendable {
     public init(index: PlaceIndexStore) { self.index = index }
 
     public func importFile(_ url: URL, progress: (@Sendable (ImportProgress) -> Void)? = nil) throws -> ImportSummary {
-        let fileName = url.lastPathComponent
-        let head = try Self.head(of: url)
-        let started = Date()
-        var summary: ImportSummary
-        if Self.looksLikePBF(head) {
-            summary = try importPBF(url, progress: progress)
-        } else if head.starts(with: [0x1F, 0x8B]) {
-            summary = try importGeoNames(url, container: .gzip, progress: progress)
-        } else if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            summary = try importGeoNames(url, container: .zip, progress: progress)
-        } else if head.contains(0) {
-            throw InputError("\(fileName): not an .osm.pbf extract or a GeoNames dump (.txt, .txt.gz, .zip)")
-        } else {
-            summary = try importGeoNames(url, container: .text, progress: progress)
+        try importFiles([url], progress: progress)[0]
+    }
+
+    /// Imports several files in **one** transaction: either all of them are in the index afterwards, or
+    /// (on any error, a full disk included) none of them is and the index is exactly as it was. This is
+    /// how the first-run build avoids leaving half an index behind.
+    /// - Parameter afterEach: runs inside the transaction after each file; throwing from it undoes everything.
+    public func importFiles(_ urls: [URL], progress: (@Sendable (ImportProgress) -> Void)? = nil,
+                            afterEach: (ImportSummary) throws -> Void = { _ in }) throws -> [ImportSummary] {
+        let heads = try urls.map(Self.head(of:))
+        return try index.write { writer in
+            try zip(urls, heads).map { url, head in
+                let started = Date()
+                var summary = try importFile(url, head: head, into: writer, progress: progress)
+                summary.elapsedSeconds = Date().timeIntervalSince(started)
+                try afterEach(summary)
+                return summary
+            }
         }
-        summary.elapsedSeconds = Date().timeIntervalSince(started)
-        return summary
+    }
+
+    private func importFile(_ url: URL, head: [UInt8], into writer: PlaceIndexWriter,
+                            progress: (@Sendable (ImportProgress) -> Void)?) throws -> ImportSummary {
+        if Self.looksLikePBF(head) { return try importPBF(url, into: writer, progress: progress) }
+        if head.starts(with: [0x1F, 0x8B]) { return try importGeoNames(url, container: .gzip, into: writer, progress: progress) }
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            return try importGeoNames(url, container: .zip, into: writer, progress: progress)
+        }
+        if head.contains(0) {
+            throw InputError("\(url.lastPathComponent): not an .osm.pbf extract or a GeoNames dump (.txt, .txt.gz, .zip)")
+        }
+        return try importGeoNames(url, container: .text, into: writer, progress: progress)
+    }
+
+    /// The file's size and CRC-32, recorded with the import so a later run can tell which data it holds.
+    public static func fingerprint(of url: URL) throws -> SourceFingerprint {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw InputError("\(url.lastPathComponent): cannot read the file (\(error.localizedDescription))")
+        }
+        let crc = data.withUnsafeBytes { bytes -> UInt in
+            var crc = crc32(0, nil, 0)
+            var offset = 0
+            while offset < bytes.count {
+                let length = min(1 << 30, bytes.count - offset)
+                crc = crc32(crc, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self), uInt(length))
+                offset += length
+            }
+            return UInt(crc)
+        }
+        return SourceFingerprint(bytes: Int64(data.count), checksum: String(format: "%08x", crc))
     }
 
     private static func head(of url: URL) throws -> [UInt8] {
@@ -111,11 +148,12 @@ public struct LocalImporter: Sendable {
         return head.count >= 6 + marker.count && Array(head[6..<(6 + marker.count)]) == marker
     }
 
-    private func importPBF(_ url: URL, progress: (@Sendable (ImportProgress) -> Void)?) throws -> ImportSummary {
+    private func importPBF(_ url: URL, into writer: PlaceIndexWriter,
+                           progress: (@Sendable (ImportProgress) -> Void)?) throws -> ImportSummary {
         let fileName = url.lastPathComponent
         let reader = try OSMPBFReader(url: url)
         var summary = ImportSummary(file: fileName, kind: .osmPBF)
-        try index.write { writer in
+        do {
             try writer.removeSource(fileName)
             var extractor = OSMPlaceExtractor()
             var candidates: [OSMPlaceExtractor.Candidate] = []
@@ -140,14 +178,16 @@ public struct LocalImporter: Sendable {
                 }
                 switch candidate.kind {
                 case .poi:
-                    try writer.insert(candidate.place, kind: .poi, source: fileName, keywords: candidate.keywords)
+                    try writer.insert(candidate.place, kind: .poi, source: fileName, keywords: candidate.keywords,
+                                      alternateNames: candidate.alternateNames, importance: candidate.importance)
                     summary.placesIndexed += 1
                 case .address:
                     try writer.insert(candidate.place, kind: .address, source: fileName)
                     summary.addressPointsIndexed += 1
                 }
             }
-            try writer.finishSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0)
+            try writer.finishSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0,
+                                    addressPoints: summary.addressPointsIndexed, fingerprint: try Self.fingerprint(of: url))
         }
         return summary
     }
@@ -155,11 +195,11 @@ public struct LocalImporter: Sendable {
     static let geoNamesAttribution = "© GeoNames (geonames.org), CC BY 4.0"
 
     /// Populated places (feature class `P`) become cities; other rows are read and skipped.
-    private func importGeoNames(_ url: URL, container: GeoNamesReader.Container,
+    private func importGeoNames(_ url: URL, container: GeoNamesReader.Container, into writer: PlaceIndexWriter,
                                 progress: (@Sendable (ImportProgress) -> Void)?) throws -> ImportSummary {
         let fileName = url.lastPathComponent
         var summary = ImportSummary(file: fileName, kind: .geoNames)
-        try index.write { writer in
+        do {
             try writer.removeSource(fileName)
             try GeoNamesReader(url: url, container: container).forEachRecord(progress: { read, total in
                 progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
@@ -179,13 +219,13 @@ public struct LocalImporter: Sendable {
                     formattedAddress: [record.name, city.countryCode].compactMap { $0 }.joined(separator: ", "),
                     categories: ["geonames=\(record.featureCode.isEmpty ? "P" : record.featureCode)"], category: "city",
                     timeZone: city.timeZone, attribution: Self.geoNamesAttribution)
-                let keywords = record.asciiName != record.name ? [record.asciiName] : []
-                try writer.insert(place, kind: .city, source: fileName, keywords: keywords)
+                try writer.insert(place, kind: .city, source: fileName, keywords: ["city"],
+                                  alternateNames: record.searchableAlternateNames, importance: record.importance)
                 summary.citiesIndexed += 1
             }
             summary.placesIndexed = summary.citiesIndexed
             try writer.finishSource(fileName, kind: ImportSummary.Kind.geoNames.rawValue, places: summary.citiesIndexed,
-                                    cities: summary.citiesIndexed)
+                                    cities: summary.citiesIndexed, fingerprint: try Self.fingerprint(of: url))
         }
         return summary
     }

@@ -15,7 +15,21 @@ struct OSMPlaceExtractor {
         var kind: IndexedKind
         var keywords: [String]
         var rawPhone: String?
+        /// Every other name the object has (see ``alternateNames(_:name:)``).
+        var alternateNames: [String] = []
+        var importance: Double = 0
     }
+
+    /// Name tags other than `name` that people type: other languages, and alternative, old, short,
+    /// official, local and international names. `brand` is indexed on its own.
+    static let alternateNameKeys: Set<String> = ["alt_name", "old_name", "short_name", "official_name", "loc_name", "int_name", "reg_name"]
+
+    /// Kinds people look for by name: they rank above an obscure POI that matches as well.
+    static let prominentKinds: Set<String> = [
+        "museum", "attraction", "theatre", "arts_centre", "townhall", "university", "department_store", "mall",
+        "place_of_worship", "hospital", "library", "stadium", "zoo", "castle", "monument", "memorial", "gallery",
+        "cinema", "concert_hall", "hotel", "marketplace", "bus_station", "ferry_terminal", "cathedral", "park",
+    ]
 
     enum IndexedKind { case poi, address }
 
@@ -87,7 +101,8 @@ struct OSMPlaceExtractor {
                 phone: rawPhone, website: tags["website"] ?? tags["contact:website"] ?? tags["url"],
                 categories: categories, category: category, brand: tags["brand"],
                 openingHoursText: tags["opening_hours"], attribution: Self.attribution)
-            return Candidate(place: place, kind: .poi, keywords: keywords, rawPhone: rawPhone)
+            return Candidate(place: place, kind: .poi, keywords: keywords, rawPhone: rawPhone,
+                             alternateNames: Self.alternateNames(tags, name: name), importance: Self.importance(tags, poiTags: poiTags))
         }
         if let address, address.houseNumber != nil, address.street != nil {
             let label = [address.street, address.houseNumber].compactMap { $0 }.joined(separator: " ")
@@ -96,6 +111,30 @@ struct OSMPlaceExtractor {
             return Candidate(place: place, kind: .address, keywords: [], rawPhone: nil)
         }
         return nil
+    }
+
+    /// Every other name of an object, each once (compared folded), without its main name. Tags holding
+    /// several names separate them with `;`.
+    static func alternateNames(_ tags: [String: String], name: String) -> [String] {
+        var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
+        var names: [String] = []
+        for key in tags.keys.sorted() where key.hasPrefix("name:") || alternateNameKeys.contains(key) {
+            guard let value = tags[key] else { continue }
+            for part in value.split(separator: ";") {
+                let alternate = part.trimmingCharacters(in: .whitespaces)
+                let words = SearchText.words(alternate).joined(separator: " ")
+                if !words.isEmpty, seen.insert(words).inserted { names.append(alternate) }
+            }
+        }
+        return names
+    }
+
+    /// 0.1 for any POI, more with a Wikipedia or Wikidata link and for kinds people look for by name.
+    static func importance(_ tags: [String: String], poiTags: [(String, String)]) -> Double {
+        var importance = 0.1
+        if tags["wikidata"] != nil || tags["wikipedia"] != nil { importance += 0.25 }
+        if poiTags.contains(where: { prominentKinds.contains($0.1) }) || tags["building"] == "cathedral" { importance += 0.15 }
+        return importance
     }
 
     static func address(_ tags: [String: String]) -> PostalAddress? {

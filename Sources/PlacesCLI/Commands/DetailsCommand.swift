@@ -128,7 +128,7 @@ struct SuggestCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Prefer places near this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var near: Coordinate?
 
-    @Option(help: "At most this many suggestions.")
+    @Option(parsing: .unconditional, help: "At most this many suggestions.")
     var limit = 8
 
     @Flag(help: "Print a JSON array.")

@@ -60,7 +60,7 @@ struct LookupCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --batch, write JSON lines here instead of stdout.", valueName: "FILE"))
     var output: String?
 
-    @Option(help: ArgumentHelp("With --batch, lookups in flight at once (default from config).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --batch, lookups in flight at once (default from config).", valueName: "N"))
     var concurrency: Int?
 
     @Flag(help: "Print the result as JSON.")

@@ -28,13 +28,13 @@ struct MatchCommand: AsyncParsableCommand {
     @Argument(help: "The right file (CSV or JSON Lines).")
     var right: String
 
-    @Option(help: ArgumentHelp("Keep pairs scoring at least T (0…1; default 0.8, the match threshold).", valueName: "T"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Keep pairs scoring at least T (0…1; default 0.8, the match threshold).", valueName: "T"))
     var threshold: Double?
 
     @Option(help: ArgumentHelp("Read national phone numbers as this ISO region when a record has no country.", valueName: "CC"))
     var region: String?
 
-    @Option(name: .customLong("max-distance"), help: ArgumentHelp("Records further apart than M metres are different places unless phone or address agree (default 150).", valueName: "M"))
+    @Option(name: .customLong("max-distance"), parsing: .unconditional, help: ArgumentHelp("Records further apart than M metres are different places unless phone or address agree (default 150).", valueName: "M"))
     var maxDistance: Double?
 
     @Flag(help: "Also keep pairs whose verdict is review (score ≥ 0.6, or the threshold if lower).")

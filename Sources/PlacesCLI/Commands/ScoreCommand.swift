@@ -39,7 +39,7 @@ struct ScoreCommand: AsyncParsableCommand {
     @Option(help: "place (default) or stringscore.")
     var algorithm: Algorithm = .place
 
-    @Option(help: ArgumentHelp("stringscore only: tolerance for characters of B missing from A, 0…1.", valueName: "F"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("stringscore only: tolerance for characters of B missing from A, 0…1.", valueName: "F"))
     var fuzziness: Double?
 
     @Option(help: ArgumentHelp("Read national phone numbers as this ISO region (US, FI, …).", valueName: "CC"))

@@ -36,28 +36,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The TCP port (0 picks a free one and logs it).")
+    @Option(parsing: .unconditional, help: "The TCP port (0 picks a free one and logs it).")
     var port = 7878
 
     @Option(name: .customLong("requirepass-env"),
             help: ArgumentHelp("Require AUTH with the password held in this environment variable.", valueName: "VAR"))
     var requirePasswordVariable: String?
 
-    @Option(name: .customLong("max-clients"), help: ArgumentHelp("Refuse connections beyond this many.", valueName: "N"))
+    @Option(name: .customLong("max-clients"), parsing: .unconditional, help: ArgumentHelp("Refuse connections beyond this many.", valueName: "N"))
     var maxClients = 10_000
 
-    @Option(name: .customLong("idle-timeout"),
+    @Option(name: .customLong("idle-timeout"), parsing: .unconditional,
             help: ArgumentHelp("Close connections silent for this many seconds; 0 never does.", valueName: "S"))
     var idleTimeout = 300
 
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel = "info"
 
-    @Option(name: .customLong("event-loops"),
+    @Option(name: .customLong("event-loops"), parsing: .unconditional,
             help: ArgumentHelp("Event-loop threads; the default is half the cores on this machine, at least one.", valueName: "N"))
     var eventLoops = ServerConfiguration.defaultEventLoopCount
 
-    @Option(name: .customLong("memo-ttl"),
+    @Option(name: .customLong("memo-ttl"), parsing: .unconditional,
             help: ArgumentHelp("Repeat identical read replies from memory for this many seconds; 0 turns the memo off "
                                + "(an index re-import then shows at once).", valueName: "S"))
     var memoTimeToLive = 30

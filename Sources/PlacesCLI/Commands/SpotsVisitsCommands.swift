@@ -18,7 +18,7 @@ struct SpotsNearCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The reference point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(help: "Radius in metres.")
+    @Option(parsing: .unconditional, help: "Radius in metres.")
     var radius: Double = 805
 
     @Flag(help: "Print a JSON array with distance_m and bearing.")
@@ -43,7 +43,7 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The reference point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(help: "How many spots.")
+    @Option(parsing: .unconditional, help: "How many spots.")
     var limit = 20
 
     @Flag(help: "Print a JSON array with distance_m and bearing.")

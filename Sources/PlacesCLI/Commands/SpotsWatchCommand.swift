@@ -23,19 +23,19 @@ struct SpotsWatchCommand: AsyncParsableCommand {
               places spots watch --gpx morning-walk.gpx
             """)
 
-    @Option(help: "Enter within this many metres (805 m is half a mile).")
+    @Option(parsing: .unconditional, help: "Enter within this many metres (805 m is half a mile).")
     var radius: Double = 805
 
-    @Option(help: "Leave only beyond radius plus this many metres.")
+    @Option(parsing: .unconditional, help: "Leave only beyond radius plus this many metres.")
     var exitMargin: Double = 50
 
-    @Option(help: "Ignore fixes whose accuracy (metres) is worse than this.")
+    @Option(parsing: .unconditional, help: "Ignore fixes whose accuracy (metres) is worse than this.")
     var minAccuracy: Double = 20
 
-    @Option(help: "Watch this many nearest spots at a time.")
+    @Option(parsing: .unconditional, help: "Watch this many nearest spots at a time.")
     var monitor = 20
 
-    @Option(help: "Recompute the watched spots after moving this many metres.")
+    @Option(parsing: .unconditional, help: "Recompute the watched spots after moving this many metres.")
     var refreshDistance: Double = 1_500
 
     @Option(help: ArgumentHelp("Read fixes from a GPX track instead of stdin.", valueName: "FILE"))

@@ -6,7 +6,11 @@ enum PlaceTable {
     static func render(_ places: [Place], reference: Coordinate?) -> String {
         var rows: [[String]] = [["#", "NAME", "CATEGORY"] + (reference == nil ? [] : ["DIST"]) + ["ADDRESS", "ID"]]
         for (n, place) in places.enumerated() {
-            var row = [String(n + 1), place.name, place.category ?? place.categories.first ?? ""]
+            // "Stockholm (Tukholma)": the name that matched, when it was another one; "~" marks a typo match.
+            var name = place.name
+            if let matched = place.searchMatch?.matchedName { name += " (\(matched))" }
+            if place.searchMatch?.fuzzy == true { name = "~" + name }
+            var row = [String(n + 1), name, place.category ?? place.categories.first ?? ""]
             if let reference {
                 row.append(formatDistance(GeoMath.distance(reference, place.coordinate)))
             }

@@ -1,0 +1,335 @@
+import Foundation
+import GRDB
+import PlacesCore
+
+/// What a local search found, and what to tell the user when it found nothing.
+public struct IndexSearchResult: Sendable {
+    public var places: [Place]
+    /// When nothing was found but a typed word is close to an indexed one: the query with it corrected.
+    public var didYouMean: String?
+}
+
+extension PlaceIndexStore {
+    /// Finds places by any of their names, their address, or a category word, best first.
+    ///
+    /// Ranking blends how well the text matches (bm25 over the main name, other names, brand, category
+    /// words and address), how important the place is (population, Wikipedia links, kind) and, with `near`,
+    /// how close it is, so a nearby POI beats a far city of the same name while without `near` the capital
+    /// beats a village. With `near` and `radius`, results outside the circle are dropped.
+    ///
+    /// When whole words find nothing, every word is tried as a prefix, then the words run together
+    /// ("k market" → "kmarket"), then a word not in the index is corrected to indexed words within one
+    /// typo (two for 8+ letters); such results carry ``SearchMatch/fuzzy``.
+    public func search(text: String, near: Coordinate? = nil, radius: Double? = nil, category: String? = nil,
+                       limit: Int = 10) throws -> [Place] {
+        try searchExplained(text: text, near: near, radius: radius, category: category, limit: limit).places
+    }
+
+    /// ``search(text:near:radius:category:limit:)`` with the "did you mean" correction when nothing was found.
+    public func searchExplained(text: String, near: Coordinate? = nil, radius: Double? = nil, category: String? = nil,
+                                limit: Int = 10) throws -> IndexSearchResult {
+        let words = SearchText.words(text)
+        guard !words.isEmpty, limit > 0 else { return IndexSearchResult(places: [], didYouMean: nil) }
+        let segments = text.split(separator: ",").map { SearchText.words(String($0)) }.filter { !$0.isEmpty }
+        return try database.read { db in
+            try LocalSearch(db: db, words: words, near: near, radius: radius, filter: CategoryFilter(category), limit: limit)
+                .search(segments: segments)
+        }
+    }
+
+    /// Search-as-you-type: the last word is a prefix, any name counts, results are biased towards `near`.
+    public func suggest(prefix: String, near: Coordinate? = nil, limit: Int = 8) throws -> [Place] {
+        let words = SearchText.words(prefix)
+        guard !words.isEmpty, limit > 0 else { return [] }
+        return try database.read { db in
+            try LocalSearch(db: db, words: words, near: near, radius: nil, filter: nil, limit: limit).suggest()
+        }
+    }
+}
+
+/// One search, inside one read transaction.
+struct LocalSearch {
+    let db: Database
+    let words: [String]
+    let near: Coordinate?
+    let radius: Double?
+    let filter: CategoryFilter?
+    let limit: Int
+
+    /// A matching row, scored but not yet read in full.
+    struct Hit {
+        var rowid: Int64
+        var score: Double
+        var fuzzy = false
+    }
+
+    func search(segments: [[String]]) throws -> IndexSearchResult {
+        var text = try ranked(FullTextQuery.all(words))
+        if text.isEmpty { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
+        if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
+        if segments.count >= 2 {
+            // "Mikonkatu 18, Helsinki": the part before the comma is the address, the rest where it is;
+            // places there that do not name the city themselves follow those that do.
+            var seen = Set(text.map(\.rowid))
+            text += try ranked(FullTextQuery.all(segments[0])).filter { seen.insert($0.rowid).inserted }
+        }
+        var hits: [Hit] = []
+        if let phrase = CategoryWords.find(in: words) { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
+        var correctedWords = words
+        var correction: TypoCorrection?
+        if text.isEmpty, hits.isEmpty {
+            correction = try TypoCorrection(words: words, db: db)
+            if let correction {
+                // The likeliest correction first; any close one only when that finds nothing.
+                text = try ranked(correction.bestMatch)
+                if text.isEmpty { text = try ranked(correction.match) }
+                text = text.map { Hit(rowid: $0.rowid, score: $0.score, fuzzy: true) }
+                correctedWords = correction.bestWords
+            }
+        }
+        if text.isEmpty, hits.isEmpty, words.count >= 2 {
+            // Any word may match ("maya bar and grill" finds "Maya Bar & Grill"); bm25 puts names matching
+            // more of the words first.
+            text = try ranked(FullTextQuery.any(words))
+        }
+        var seen = Set(hits.map(\.rowid))
+        hits += text.filter { seen.insert($0.rowid).inserted }
+        hits = Array(hits.prefix(limit))
+        let fuzzy = Set(hits.filter(\.fuzzy).map(\.rowid))
+        let places = try PlaceRow.fetch(db, rowids: hits.map(\.rowid)) { row -> Place in
+            var place = PlaceRow.place(row)
+            let rowid: Int64 = row["rowid"]
+            let isFuzzy = fuzzy.contains(rowid)
+            let matchedName = Self.matchedName(of: place, alternates: row["alt_names"], words: isFuzzy ? correctedWords : words)
+            if matchedName != nil || isFuzzy { place.searchMatch = SearchMatch(matchedName: matchedName, fuzzy: isFuzzy) }
+            return place
+        }
+        let didYouMean = places.isEmpty ? correction?.bestWords.joined(separator: " ") : nil
+        return IndexSearchResult(places: places, didYouMean: didYouMean)
+    }
+
+    func suggest() throws -> [Place] {
+        var hits: [Hit] = []
+        if words.count == 1, words[0].unicodeScalars.count == 1 {
+            // One letter matches a large share of the world's names; ranking them all costs tens of
+            // milliseconds. The first keystroke completes from the neighbourhood, else from the most
+            // important places whose name starts with the letter.
+            if let near { hits = try ranked(FullTextQuery.all(words, prefixLast: true), within: 5_000, around: near) }
+            if hits.isEmpty { hits = try mostImportant(startingWith: words[0]) }
+        } else {
+            hits = try ranked(FullTextQuery.all(words, prefixLast: true))
+            if hits.isEmpty, words.count >= 2 { hits = try ranked(FullTextQuery.all([words.joined()], prefixLast: true)) }
+        }
+        return try PlaceRow.fetch(db, rowids: hits.prefix(limit).map(\.rowid)) { row -> Place in
+            var place = PlaceRow.place(row)
+            if let matched = Self.matchedName(of: place, alternates: row["alt_names"], words: words) {
+                place.searchMatch = SearchMatch(matchedName: matched)
+            }
+            return place
+        }
+    }
+
+    // MARK: Ranking
+
+    /// Full-text matches, best first: text relevance blended with importance and, with `near`, distance.
+    func ranked(_ match: String, within: Double? = nil, around: Coordinate? = nil) throws -> [Hit] {
+        var sql = """
+            SELECT p.rowid, p.lat, p.lon, bm25(place_fts, 10.0, 6.0, 3.0, 1.0, 6.0) AS rank, p.importance,
+                   p.search_name = ? OR instr(p.search_alt, ?) > 0 AS whole_name
+            FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
+            WHERE place_fts MATCH ?
+            """
+        let typed = words.joined(separator: " ")
+        var arguments: StatementArguments = [typed, "| \(typed) |", match]
+        let circle: (center: Coordinate, radius: Double)? = around.flatMap { center in within.map { (center, $0) } }
+            ?? near.flatMap { center in radius.map { (center, $0) } }
+        restrict(&sql, &arguments, to: circle)
+        sql += " ORDER BY rank LIMIT \(max(limit * 20, 200))"
+        let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        // bm25 is negative, lower is better; relevance 1 is the best match of this query.
+        let best = rows.map { -($0[3] as Double) }.max() ?? 1
+        var hits: [(hit: Hit, distance: Double)] = []
+        hits.reserveCapacity(rows.count)
+        for row in rows {
+            let coordinate = Coordinate(latitude: row[1], longitude: row[2])
+            let distance = near.map { GeoMath.distance($0, coordinate) } ?? 0
+            if let circle, GeoMath.distance(circle.center, coordinate) > circle.radius { continue }
+            // Typing one of a place's names in full is as good a match whichever name it is: bm25 would
+            // rank "Cantón" (one of Guangzhou's hundred names) below a town whose only name is "Canton".
+            let wholeName: Bool = row[5]
+            let relevance: Double = wholeName ? 1 : best > 0 ? -(row[3] as Double) / best : 1
+            let importance: Double = row[4]
+            let exact = wholeName ? 0.15 : 0
+            let score = near == nil
+                ? 0.6 * relevance + 0.4 * importance + exact
+                : 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * importance + exact
+            hits.append((Hit(rowid: row[0], score: score), distance))
+        }
+        hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
+        return hits.map(\.hit)
+    }
+
+    /// Adds the circle's bounding box (through the R*Tree) and `--category` to a query on `place p`.
+    private func restrict(_ sql: inout String, _ arguments: inout StatementArguments,
+                          to circle: (center: Coordinate, radius: Double)?) {
+        if let circle {
+            let box = GeoMath.boundingBox(around: circle.center, radius: circle.radius)
+            sql += " AND p.rowid IN (SELECT id FROM place_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?)"
+            arguments += [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+        }
+        if let filter {
+            sql += " AND " + filter.sql
+            arguments += filter.arguments
+        }
+    }
+
+    /// Real members of a category ("chemist" → pharmacies and chemists), nearest first with `near`,
+    /// otherwise most important first. Words besides the category must match the member too ("pharmacy
+    /// kamppi"); when no member has them and nothing else matches the whole query, they name a place to
+    /// search around instead.
+    func categoryMembers(_ phrase: CategoryWords.Match, anchorAllowed: Bool) throws -> [Hit] {
+        let keywords = "keywords : (" + phrase.keywords.map(FullTextQuery.quoted).joined(separator: " OR ") + ")"
+        let restMatch = phrase.rest.isEmpty ? "" : " AND " + FullTextQuery.all(phrase.rest, prefixAll: true)
+        var found = try members(matching: keywords + restMatch, around: near)
+        if found.isEmpty, anchorAllowed, !phrase.rest.isEmpty,
+           let anchor = try ranked(FullTextQuery.all(phrase.rest, prefixAll: true)).first,
+           let place = try PlaceRow.fetch(db, rowids: [anchor.rowid]).first {
+            found = try members(matching: keywords, around: place.coordinate, within: 2_000)
+        }
+        return found
+    }
+
+    private func members(matching match: String, around center: Coordinate?, within: Double? = nil) throws -> [Hit] {
+        var sql = """
+            SELECT p.rowid, p.lat, p.lon, p.importance FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
+            WHERE place_fts MATCH ?
+            """
+        var arguments: StatementArguments = [match]
+        let limitRadius = within ?? radius
+        restrict(&sql, &arguments, to: center.flatMap { center in limitRadius.map { (center, $0) } })
+        sql += " LIMIT 5000"
+        var hits: [Hit] = []
+        var tieBreak: [Int64: Double] = [:]
+        for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) {
+            let importance: Double = row[3]
+            guard let center else { hits.append(Hit(rowid: row[0], score: 1 + importance)); continue }
+            let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
+            if let limitRadius, distance > limitRadius { continue }
+            hits.append(Hit(rowid: row[0], score: 1 + 1 / (1 + distance / 1_000)))
+            tieBreak[row[0]] = importance
+        }
+        // Nearest first; importance only between equally near members (and orders them without a point).
+        hits.sort { $0.score != $1.score ? $0.score > $1.score : tieBreak[$0.rowid, default: 0] > tieBreak[$1.rowid, default: 0] }
+        return Array(hits.prefix(limit))
+    }
+
+    /// The most important places whose name starts with `letter`.
+    private func mostImportant(startingWith letter: String) throws -> [Hit] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT rowid, importance FROM place INDEXED BY place_by_importance
+            WHERE search_name >= ? AND search_name < ? ORDER BY importance DESC LIMIT ?
+            """), arguments: [letter, letter + "\u{10FFFF}", limit]).map { Hit(rowid: $0[0], score: $0[1]) }
+    }
+
+    // MARK: Which name matched
+
+    /// The alternate name that holds every typed word (the last one possibly as a prefix) when the main
+    /// name does not: what `matched_name` shows.
+    static func matchedName(of place: Place, alternates: String, words: [String]) -> String? {
+        guard !alternates.isEmpty else { return nil }
+        func covers(_ nameWords: [String]) -> Int {
+            let forms = nameWords + SearchText.joinedForms(nameWords)
+            return words.filter { word in forms.contains { $0.hasPrefix(word) } }.count
+        }
+        let main = covers(SearchText.words(place.name))
+        if main == words.count { return nil }
+        var best: (name: String, covered: Int)?
+        for alternate in alternates.split(separator: "\n") {
+            let covered = covers(SearchText.words(String(alternate)))
+            if covered > main, covered > (best?.covered ?? 0) { best = (String(alternate), covered) }
+            if covered == words.count { break }
+        }
+        return best?.name
+    }
+}
+
+/// Typed words corrected to indexed words within one typo (4–7 letters) or two (8 and more).
+///
+/// The vocabulary (`search_term`, built at import) is looked up by each word's beginning and by its
+/// ending: one typo leaves at least one of the two halves intact, so two index range scans find every
+/// candidate, and only those are checked with a real edit distance. No name is scanned.
+struct TypoCorrection {
+    /// An FTS5 expression: each corrected word becomes "candidate OR candidate …".
+    var match: String
+    /// The closest correction of each word (the most used among equally close ones).
+    var bestWords: [String]
+
+    var bestMatch: String { FullTextQuery.all(bestWords) }
+
+    init?(words: [String], db: Database) throws {
+        var parts: [String] = [], best: [String] = [], changed = false
+        for word in words {
+            let allowance = SearchText.typoAllowance(word)
+            guard allowance > 0, try !Self.isIndexed(word, db: db) else {
+                parts.append(FullTextQuery.quoted(word))
+                best.append(word)
+                continue
+            }
+            let candidates = try Self.candidates(for: word, allowance: allowance, db: db)
+            guard let first = candidates.first else {
+                parts.append(FullTextQuery.quoted(word))
+                best.append(word)
+                continue
+            }
+            changed = true
+            parts.append("(" + candidates.prefix(8).map(FullTextQuery.quoted).joined(separator: " OR ") + ")")
+            best.append(first)
+        }
+        guard changed else { return nil }
+        match = parts.joined(separator: " AND ")
+        bestWords = best
+    }
+
+    private static func isIndexed(_ word: String, db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM search_term WHERE length = ? AND term = ?)"),
+                          arguments: [word.unicodeScalars.count, word]) ?? false
+    }
+
+    /// Indexed words within `allowance` edits, closest first, then the most used.
+    static func candidates(for word: String, allowance: Int, db: Database) throws -> [String] {
+        let scalars = Array(word.unicodeScalars)
+        let half = max(1, (scalars.count - 1) / 2)
+        let head = String(String.UnicodeScalarView(scalars.prefix(half)))
+        let tail = String(String.UnicodeScalarView(scalars.reversed().prefix(half)))
+        let lengths = ((scalars.count - allowance)...(scalars.count + allowance)).map(String.init).joined(separator: ",")
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT term, places FROM search_term WHERE length IN (\(lengths)) AND term >= ? AND term < ?
+            UNION
+            SELECT term, places FROM search_term WHERE length IN (\(lengths)) AND reversed >= ? AND reversed < ?
+            """), arguments: [head, head + "\u{10FFFF}", tail, tail + "\u{10FFFF}"])
+        return rows.compactMap { row -> (term: String, distance: Int, places: Int)? in
+            let term: String = row[0]
+            return SearchText.editDistance(word, term, limit: allowance).map { (term, $0, row[1]) }
+        }
+        .sorted { ($0.distance, -$0.places, $0.term) < ($1.distance, -$1.places, $1.term) }
+        .map(\.term)
+    }
+}
+
+/// Builds FTS5 MATCH expressions from prepared words without letting punctuation become FTS syntax.
+enum FullTextQuery {
+    static func quoted(_ word: String) -> String {
+        "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func any(_ words: [String]) -> String {
+        words.map(quoted).joined(separator: " OR ")
+    }
+
+    static func all(_ words: [String], prefixLast: Bool = false, prefixAll: Bool = false) -> String {
+        words.enumerated().map { index, word in
+            let prefix = prefixAll || (prefixLast && index == words.count - 1)
+            return prefix ? quoted(word) + "*" : quoted(word)
+        }.joined(separator: " AND ")
+    }
+}

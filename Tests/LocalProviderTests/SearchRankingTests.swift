@@ -1,0 +1,127 @@
+import Foundation
+import LocalProvider
+import PlaceIndex
+import PlacesCore
+import Testing
+
+/// Ranking rules on a small hand-made index, so each rule is checked on its own.
+@Suite struct SearchRankingTests {
+    static let helsinki = Coordinate(latitude: 60.1699, longitude: 24.9384)
+    static let paris = Coordinate(latitude: 48.8534, longitude: 2.3488)
+
+    static func index() throws -> PlaceIndexStore {
+        let index = try PlaceIndexStore.inMemory()
+        func city(_ id: Int, _ name: String, _ at: Coordinate, population: Int64, alternates: [String] = []) -> (Place, [String], Double) {
+            let place = Place(id: PlaceID(provider: "geonames", nativeID: String(id)), name: name, coordinate: at, category: "city")
+            return (place, alternates, log10(Double(population) + 1) / 7)
+        }
+        func poi(_ id: Int, _ name: String, _ at: Coordinate, category: String, tag: String,
+                 address: PostalAddress? = nil) -> (Place, [String], Double) {
+            let place = Place(id: PlaceID(provider: "osm", nativeID: "node/\(id)"), name: name, coordinate: at, address: address,
+                              categories: [tag], category: category)
+            return (place, [], 0.1)
+        }
+        let near = { (metres: Double) in Coordinate(latitude: helsinki.latitude + metres / 111_000, longitude: helsinki.longitude) }
+        try index.write { writer in
+            for (place, alternates, importance) in [
+                city(1, "Paris", paris, population: 2_138_551, alternates: ["Pariisi", "Parigi"]),
+                city(2, "Paris", Coordinate(latitude: 33.66, longitude: -95.55), population: 24_171),
+                city(3, "Stockholm", Coordinate(latitude: 59.3294, longitude: 18.0687), population: 1_515_017, alternates: ["Tukholma"]),
+            ] {
+                try writer.insert(place, kind: .city, source: "cities", keywords: ["city"], alternateNames: alternates, importance: importance)
+            }
+            try writer.finishSource("cities", kind: "geonames", places: 3, cities: 3)
+            for (place, _, importance) in [
+                poi(10, "Paris", near(300), category: "restaurant", tag: "amenity=restaurant"),
+                poi(11, "Pharmacy Bar", near(50), category: "bar", tag: "amenity=bar"),
+                poi(12, "Apteekki Kaivopiha", near(400), category: "pharmacy", tag: "amenity=pharmacy"),
+                poi(13, "Yliopiston Apteekki", near(900), category: "pharmacy", tag: "amenity=pharmacy"),
+                poi(14, "R-kioski", near(200), category: "convenience", tag: "shop=kiosk"),
+                poi(15, "Maya Bar & Grill", near(600), category: "restaurant", tag: "amenity=restaurant",
+                    address: PostalAddress(houseNumber: "18", street: "Mikonkatu", city: "Helsinki")),
+                poi(16, "Kiasma", near(700), category: "museum", tag: "tourism=museum"),
+            ] {
+                let keywords = place.categories.map { String($0.split(separator: "=")[1]) } + [place.category!]
+                try writer.insert(place, kind: .poi, source: "pois", keywords: keywords, importance: importance)
+            }
+            let addressPoint = Place(id: PlaceID(provider: "osm", nativeID: "node/20"), name: "Mikonkatu 9 B", coordinate: near(650),
+                                     address: PostalAddress(houseNumber: "9 B", street: "Mikonkatu"))
+            try writer.insert(addressPoint, kind: .address, source: "pois")
+            try writer.finishSource("pois", kind: "osm.pbf", places: 7, cities: 0, addressPoints: 1)
+        }
+        return index
+    }
+
+    @Test func aNearbyPOIBeatsAFarCityOfTheSameName() throws {
+        let found = try Self.index().search(text: "paris", near: Self.helsinki)
+        #expect(found.first?.id.description == "osm:node/10")
+    }
+
+    @Test func withoutNearTheBigCityBeatsTheSmallOneAndThePOI() throws {
+        let found = try Self.index().search(text: "paris")
+        #expect(found.map(\.id.description).prefix(2) == ["geonames:1", "geonames:2"])
+    }
+
+    @Test func aCategoryMemberBeatsANameContainingTheWord() throws {
+        let found = try Self.index().search(text: "pharmacy", near: Self.helsinki)
+        #expect(found.map(\.id.description) == ["osm:node/12", "osm:node/13", "osm:node/11"],
+                "members nearest first, then the bar named Pharmacy although it is closer")
+        #expect(try Self.index().search(text: "chemist", near: Self.helsinki).first?.id.description == "osm:node/12")
+    }
+
+    @Test func anotherNameMatchesAndSaysWhichOne() throws {
+        let found = try #require(try Self.index().search(text: "tukholma").first)
+        #expect(found.name == "Stockholm")
+        #expect(found.searchMatch == SearchMatch(matchedName: "Tukholma", fuzzy: false))
+        #expect(try Self.index().search(text: "stockholm").first?.searchMatch == nil)
+    }
+
+    @Test(arguments: ["rkioski", "R kioski", "r-kioski", "R-Kioski"])
+    func punctuationAndSpacingDoNotMatter(query: String) throws {
+        #expect(try Self.index().search(text: query).first?.id.description == "osm:node/14")
+    }
+
+    @Test(arguments: ["Mikonkatu 18", "18 Mikonkatu", "Mikonkatu 18, Helsinki", "mikonkatu 18, Tampere"])
+    func addressesFindTheAddressedPlace(query: String) throws {
+        let found = try #require(try Self.index().search(text: query).first)
+        #expect(found.id.description == "osm:node/15")
+        #expect(found.address?.street == "Mikonkatu")
+    }
+
+    @Test func aHouseNumberWithALetterMatchesWithOrWithoutTheSpace() throws {
+        #expect(try Self.index().search(text: "Mikonkatu 9b").first?.id.description == "osm:node/20")
+    }
+
+    @Test func aTypoIsCorrectedAndMarkedFuzzy() throws {
+        let index = try Self.index()
+        for typo in ["kaisma", "kiasm", "kiasmaa", "kiasna"] {
+            let found = try #require(try index.search(text: typo).first, "\(typo)")
+            #expect(found.id.description == "osm:node/16", "\(typo)")
+            if typo != "kiasm" { #expect(found.searchMatch?.fuzzy == true, "\(typo)") }  // "kiasm" is a prefix
+        }
+        #expect(try index.search(text: "kiasma").first?.searchMatch == nil)
+    }
+
+    @Test func nothingFoundSaysWhatWasMeant() throws {
+        let result = try Self.index().searchExplained(text: "kaisma", near: Self.paris, radius: 100)
+        #expect(result.places.isEmpty)
+        #expect(result.didYouMean == "kiasma")
+        #expect(try Self.index().searchExplained(text: "qqqqzz").didYouMean == nil)
+    }
+
+    @Test func suggestCompletesAnyName() throws {
+        #expect(try Self.index().suggest(prefix: "tukh").first?.name == "Stockholm")
+        #expect(try Self.index().suggest(prefix: "p").first?.id.description == "geonames:1", "one letter: most important first")
+    }
+
+    @Test func theIndexRecordsEachFileAndItsArea() throws {
+        let sources = try Self.index().sources()
+        let pois = try #require(sources.first { $0.name == "pois" })
+        #expect(pois.places == 7)
+        #expect(pois.addressPoints == 1)
+        let bounds = try #require(pois.bounds)
+        #expect(bounds.contains(Coordinate(latitude: 60.172, longitude: 24.9384)))
+        #expect(!bounds.contains(Self.paris))
+        #expect(sources.first { $0.name == "cities" }?.names == 6, "three cities and three other names")
+    }
+}

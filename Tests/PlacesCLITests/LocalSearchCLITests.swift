@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// What people type, through the real binary on the embedded default data (issue 12). Expected ids were
+/// read from the extract with pyosmium and from the GeoNames file by hand, not from this code.
+@Suite(.serialized) struct LocalSearchCLITests {
+    let cli = CLIHarness.shared
+    static let centre = "60.1699,24.9450"
+
+    private func places(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+        let result = try cli.run(arguments: arguments + ["--json"])
+        #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+        return try #require(try result.json() as? [[String: Any]], sourceLocation: sourceLocation)
+    }
+
+    @Test func aCityByItsFinnishNameSaysWhichNameMatched() throws {
+        let first = try #require(try places("search", "Tukholma").first)
+        #expect(first["id"] as? String == "geonames:2673730")
+        #expect(first["name"] as? String == "Stockholm")
+        #expect(first["matched_name"] as? String == "Tukholma")
+        #expect(try places("search", "Stockholm").first?["matched_name"] == nil)
+    }
+
+    @Test func aPlaceByItsSwedishAndEnglishNames() throws {
+        let swedish = try #require(try places("search", "Finlands nationalteater").first)
+        #expect(swedish["id"] as? String == "osm:way/122595207")
+        #expect(swedish["matched_name"] as? String == "Finlands nationalteater")
+        let english = try #require(try places("search", "Museum of Modern Art Kiasma").first)
+        #expect(english["id"] as? String == "osm:way/8042215")
+    }
+
+    @Test(arguments: ["Mikonkatu 18", "18 Mikonkatu", "Mikonkatu 18, Helsinki"])
+    func anAddressFindsWhatIsThereWithItsStructuredAddress(query: String) throws {
+        let found = try places("search", query).prefix(2)
+        let ids = Set(found.compactMap { $0["id"] as? String })
+        #expect(ids == ["osm:node/318107353", "osm:node/59622323"], "the address point and Maya Bar & Grill")
+        for place in found {
+            let address = try #require(place["address"] as? [String: Any])
+            #expect(address["street"] as? String == "Mikonkatu")
+            #expect(address["house_number"] as? String == "18" || address["houseNumber"] as? String == "18")
+        }
+    }
+
+    @Test(arguments: ["rkioski", "R kioski", "R-kioski"])
+    func punctuationAndSpacingDoNotMatter(query: String) throws {
+        let first = try #require(try places("search", query, "--near", Self.centre).first)
+        #expect(first["name"] as? String == "R-kioski")
+    }
+
+    @Test func mcdonaldsWithOrWithoutTheApostrophe() throws {
+        let typed = try places("search", "mcdonalds", "--near", Self.centre).compactMap { $0["id"] as? String }
+        let written = try places("search", "McDonald's", "--near", Self.centre).compactMap { $0["id"] as? String }
+        #expect(typed.first == "osm:node/606996931")
+        #expect(typed.prefix(4) == written.prefix(4))
+    }
+
+    @Test func chemistNearAPointListsPharmaciesNearestFirst() throws {
+        let found = try places("search", "chemist", "--near", Self.centre)
+        #expect(found.count >= 3)
+        let members = found.prefix(3)
+        #expect(members.allSatisfy { ($0["categories"] as? [String])?.contains { $0 == "amenity=pharmacy" || $0 == "shop=chemist" } == true })
+        let distances = members.compactMap { $0["distance_m"] as? Double }
+        #expect(distances == distances.sorted())
+    }
+
+    @Test func aTypoIsCorrectedAndMarkedFuzzy() throws {
+        let first = try #require(try places("search", "Kaisma").first)
+        #expect(first["id"] as? String == "osm:way/8042215")
+        #expect(first["fuzzy"] as? Bool == true)
+        let exact = try #require(try places("search", "Kiasma").first)
+        #expect(exact["fuzzy"] == nil)
+    }
+
+    @Test func nothingFoundSaysDidYouMean() throws {
+        let result = try cli.run("search", "Kaisma", "--near", Self.centre, "--radius", "50")
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("did you mean \"kiasma\"?"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func nearOutsideTheImportedMapDataIsSaidInOneLine() throws {
+        let result = try cli.run("search", "opera", "--near", "40.7,-74.0")
+        #expect(result.status == 0)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("outside the imported map data"))
+        #expect(result.stderr.contains("places import"))
+        let inside = try cli.run("search", "opera", "--near", Self.centre)
+        #expect(!inside.stderr.contains("outside"))
+    }
+
+    @Test func theIndexCommandListsEachFileWithItsAreaAndCounts() throws {
+        let result = try cli.run("index", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try #require(try result.json() as? [[String: Any]])
+        let pbf = try #require(files.first { $0["file"] as? String == "helsinki.osm.pbf" })
+        #expect(pbf["places"] as? Int == 1_464, "named POIs, counted with pyosmium (shared/data/README.md)")
+        #expect(pbf["bytes"] as? Int == 685_110)
+        let bbox = try #require(pbf["bbox"] as? [Double])
+        #expect(bbox.count == 4)
+        #expect(bbox[0] >= 24.935 && bbox[2] <= 24.954 && bbox[1] >= 60.164 && bbox[3] <= 60.180, "\(bbox)")
+        let cities = try #require(files.first { $0["file"] as? String == "geonames-cities15000.txt.gz" })
+        #expect(cities["cities"] as? Int == 34_024)
+        let table = try cli.run("index")
+        #expect(table.stdoutText.contains("helsinki.osm.pbf"))
+    }
+
+    @Test func suggestUsesTheSameSearch() throws {
+        let result = try cli.run("suggest", "tukhol", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let suggestions = try #require(try result.json() as? [[String: Any]])
+        #expect(suggestions.first?["text"] as? String == "Stockholm")
+    }
+}
