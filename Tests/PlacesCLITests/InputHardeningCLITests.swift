@@ -18,6 +18,7 @@ import Glibc
         ["spots", "nearest", "--at", "-1e19,0"], ["lookup", "Ateneum", "--near", "1e19,0", "--offline"],
         ["lookup", "Ateneum", "--max-cost", "99999999999999999999", "--offline"], ["budget", "set", "google", "1e30/day"],
         ["serve", "--idle-timeout", "99999999999999"], ["spots", "near", "--at", "60.17,24.94", "--radius", "-1e19"],
+        ["spots", "visits", "--day", "2026-02-30"], ["spots", "visits", "--since", "2026-13-99"],
     ])
     func hugeNumbersAreOneLineErrors(arguments: [String]) throws {
         let result = try cli.run(arguments: arguments)

@@ -1,5 +1,6 @@
 import Foundation
 import PlacesCore
+import PlacesHours
 import PlacesMatching
 import SpotStore
 
@@ -162,8 +163,8 @@ public struct SpotsService: Sendable {
     /// Visits on a local day (`YYYY-MM-DD`) or since a date (`YYYY-MM-DD`, midnight in this machine's zone, or ISO 8601).
     public func visits(day: String?, since: String?) throws -> [Visit] {
         if let day {
-            guard day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil else {
-                throw InputError("invalid --day '\(day)': expected YYYY-MM-DD")
+            guard day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil, LocalDate(iso: day) != nil else {
+                throw InputError("invalid --day '\(day.prefix(40))': expected a real date as YYYY-MM-DD")
             }
             return try store.visits(day: day)
         }
@@ -172,6 +173,9 @@ public struct SpotsService: Sendable {
 
     static func parseSince(_ text: String) throws(InputError) -> Date {
         if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil {
+            guard LocalDate(iso: text) != nil else {
+                throw InputError("invalid --since '\(text)': expected a real date as YYYY-MM-DD or an ISO 8601 time")
+            }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .current
             let parts = text.split(separator: "-").compactMap { Int($0) }
