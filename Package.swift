@@ -29,20 +29,24 @@ let package = Package(
 
         // MARK: SQLite stores.
         .target(
+            name: "StoreSupport",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            path: "Cache/StoreSupport"),
+        .target(
             name: "PlaceIndex",
             dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/PlaceIndex"),
         .target(
             name: "LookupCache",
-            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/LookupCache"),
         .target(
             name: "BudgetLedger",
-            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/BudgetLedger"),
         .target(
             name: "SpotStore",
-            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/SpotStore"),
 
         // MARK: Provider plugins.
@@ -68,7 +72,7 @@ let package = Package(
             dependencies: [
                 "PlacesCore", "PlacesMatching", "PlacesHours", "PlaceIndex", "LocalProvider", "LookupCache",
                 "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider",
-                "NominatimProvider", "PlacesConfig", "PlacesPipeline",
+                "NominatimProvider", "PlacesConfig", "PlacesPipeline", "StoreSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PlacesApp",
@@ -125,6 +129,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/FakeUpstream"),
+        .target(name: "LoopbackSocket", path: "Tests/LoopbackSocket"),
         .testTarget(name: "PlacesCoreTests", dependencies: ["PlacesCore"]),
         .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"], exclude: ["Fixtures"]),
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
@@ -134,7 +139,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "CacheTests",
-            dependencies: ["LookupCache", "BudgetLedger", "SpotStore", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["LookupCache", "BudgetLedger", "SpotStore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ProvidersTests",
             dependencies: [
@@ -150,10 +155,10 @@ let package = Package(
         .testTarget(
             name: "PlacesAppTests",
             dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore"]),
+        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",
-            dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/CorpusTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PlacesCore
+import StoreSupport
 
 /// The money ledger: every paid call is reserved here before it is made.
 ///
@@ -27,12 +28,10 @@ public final class BudgetLedger: Sendable {
         self.path = path
         self.policy = policy
         self.clock = clock
-        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         var config = Configuration()
         // Another process may hold the write lock for a moment; wait rather than fail.
         config.busyMode = .timeout(30)
-        pool = try DatabasePool(path: path.path, configuration: config)
-        try Self.migrator.migrate(pool)
+        pool = try StoreDatabase.open(name: "budget ledger", path: path, configuration: config, migrator: Self.migrator)
     }
 
     private static var migrator: DatabaseMigrator {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PlacesCore
+import StoreSupport
 
 /// What a cache entry says about its question.
 public enum CacheEntryKind: String, Sendable, Codable {
@@ -80,14 +81,12 @@ public final class LookupCacheStore: Sendable {
         self.path = path
         self.configuration = configuration
         self.clock = clock
-        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        pool = try DatabasePool(path: path.path, configuration: config)
-        try Self.migrator.migrate(pool)
+        pool = try StoreDatabase.open(name: "lookup cache", path: path, configuration: config, migrator: Self.migrator)
     }
 
     private static var migrator: DatabaseMigrator {

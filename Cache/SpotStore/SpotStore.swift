@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PlacesCore
+import StoreSupport
 
 /// The saved-spots database: user data, kept apart from the cache so no cache command can touch it.
 ///
@@ -21,16 +22,15 @@ public final class SpotStore: Sendable {
 
     /// Opens (creating when missing) the database at `path` and brings its schema up to date.
     /// - Parameter busyTimeout: how long a write waits for another process's write before failing.
+    /// - Throws: ``StoreOpenError`` saying which file and why.
     public init(path: URL, busyTimeout: TimeInterval = 15) throws {
-        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         // WAL + NORMAL: a killed process never loses a committed transaction; only a power cut can
         // lose the last few, and nothing is ever half-written.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        pool = try DatabasePool(path: path.path, configuration: configuration)
-        try Self.migrator.migrate(pool)
+        pool = try StoreDatabase.open(name: "spots database", path: path, configuration: configuration, migrator: Self.migrator)
     }
 
     static var migrator: DatabaseMigrator {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreSupport
 
 /// A failure to read or write places' own files (the index, spots, cache, budget ledger), in one line that
 /// names where, why, and what to do: "cannot write to /home/u/.local/share/places: the disk is full; free
@@ -33,6 +34,10 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// The storage failure inside `error`, if it is one; `directory` is where places keeps its files, named
     /// when the error itself does not say which file (SQLite's errors never do).
     public static func classify(_ error: any Error, directory: URL) -> StorageError? {
+        // A store that failed to open knows its file: name that rather than the directory.
+        if let opening = error as? StoreOpenError {
+            return classify(opening.database, directory: URL(fileURLWithPath: opening.path))
+        }
         if let database = error as? DatabaseError {
             let cause: Cause? = switch database.resultCode.primaryResultCode {
             case .SQLITE_READONLY: .readOnly

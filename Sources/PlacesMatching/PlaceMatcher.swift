@@ -144,6 +144,13 @@ public struct PlaceMatcher: Sendable {
                 e = evaluate(q, prepared[i], distanceTolerance: thresholds.uniqueNameDistance)
                 e.uniqueName = true
             }
+            // "Vakasu" may be the museum or the café in it; the candidate's name says a kind of place
+            // the question does not, and nothing but the name ties them.
+            if q.kindClasses == 0 && q.categoryKey == 0 && prepared[i].kindClasses != 0
+                && e.phone != .equal && !e.addressEqual && e.score >= thresholds.accept {
+                e.kindUnasked = true
+                e.score = below(thresholds.accept)
+            }
             return e
         }
         let matches = evidence.indices.filter { evidence[$0].score >= thresholds.accept }
@@ -214,6 +221,8 @@ public struct PlaceMatcher: Sendable {
         var uniqueName = false
         /// Another candidate, a different place, fits the query about as well.
         var ambiguous = false
+        /// The candidate's name adds a kind of place ("Café") the question did not name.
+        var kindUnasked = false
         /// The sum of the evidence before it is bounded to 0…1: among pairs that both score 1, the one
         /// with more agreeing evidence is the better pair.
         var strength = 0.0
@@ -428,6 +437,9 @@ public struct PlaceMatcher: Sendable {
         }
         if e.uniqueName {
             add(.name, .agrees, "exact name and no namesake among the candidates: within \(Int(thresholds.uniqueNameDistance)) m is near enough")
+        }
+        if e.kindUnasked {
+            add(.name, .limits, "the name adds a kind of place the question does not name: possibly a venue in or beside it")
         }
         if e.ambiguous {
             add(.name, .limits, "another candidate, a different place, fits the question about as well")

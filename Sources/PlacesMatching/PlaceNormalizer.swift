@@ -252,7 +252,7 @@ public enum PlaceNormalizer {
         "intl": "international", "ctr": "center", "centre": "center", "theatre": "theater", "n": "and",
         "delicatessen": "deli", "cafeteria": "cafe", "caffe": "cafe", "kafe": "cafe", "coffeehouse": "cafe",
         "restaurants": "restaurant", "ristorante": "restaurant", "restaurang": "restaurant", "hotelli": "hotel",
-        "kahvila": "cafe", "baari": "bar", "ravintola": "restaurant", "apteekki": "pharmacy", "dr": "doctor",
+        "kahvila": "cafe", "baari": "bar", "grilli": "grill", "ravintola": "restaurant", "apteekki": "pharmacy", "dr": "doctor",
         "univ": "university", "natl": "national", "assn": "association", "dept": "department", "mkt": "market",
         "first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th",
         "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th",

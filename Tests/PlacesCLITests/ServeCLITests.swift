@@ -1,30 +1,34 @@
 import Foundation
+import LoopbackSocket
 import Testing
 
 /// `places serve` as a user runs it: the built binary on an ephemeral port, driven by the real
-/// `redis-cli` (installed by `.ci/run`), stopped by a signal.
+/// `redis-cli` (installed by `.ci/run`), stopped by a signal. The long waits (an index build, a server's
+/// replies, its exit) run ``offPool(_:)``, so they never hold one of the few Swift-concurrency threads that
+/// in-process servers in other suites need for their replies.
 @Suite("places serve", .serialized)
 struct ServeCLITests {
     static let redisCLI = ["/usr/bin/redis-cli", "/usr/local/bin/redis-cli", "/opt/homebrew/bin/redis-cli"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    @Test func repliesMatchTheCLIAndSIGTERMStopsWithExitZero() throws {
-        let cli = CLIHarness.shared
-        let server = try RunningServer.start(cli)
+    @Test func repliesMatchTheCLIAndSIGTERMStopsWithExitZero() async throws {
+        let cli = try await offPool { CLIHarness.shared }
+        let server = try await offPool { try RunningServer.start(cli) }
         defer { server.kill() }
-        let printed = try cli.run("search", "maya bar", "--near", "60.1721,24.9450", "--json")
+        let printed = try await offPool { try cli.run("search", "maya bar", "--near", "60.1721,24.9450", "--json") }
         #expect(printed.status == 0)
         if let redisCLI = Self.redisCLI {
-            let replied = try Self.run(redisCLI, ["-p", String(server.port), "SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"])
+            let port = String(server.port)
+            let replied = try await offPool { try Self.run(redisCLI, ["-p", port, "SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"]) }
             #expect(replied == printed.stdoutText, "redis-cli prints the bulk reply followed by a newline, as the CLI does")
             // The lookup pipeline and the matcher are wired into the binary, not only the index.
-            let score = try Self.run(redisCLI, ["-p", String(server.port), "SCORE", "Maya Bar & Grill", "Maya Bar and Grill"])
+            let score = try await offPool { try Self.run(redisCLI, ["-p", port, "SCORE", "Maya Bar & Grill", "Maya Bar and Grill"]) }
             #expect(score.contains("\"verdict\""))
-            #expect(try Self.run(redisCLI, ["-p", String(server.port), "DETAILS", "osm:node/1"]) == "\n", "a miss is a null bulk")
+            #expect(try await offPool { try Self.run(redisCLI, ["-p", port, "DETAILS", "osm:node/1"]) } == "\n", "a miss is a null bulk")
         } else {
             Issue.record("redis-cli is not installed (apt-get install redis-tools); .ci/run installs it")
         }
-        let status = try server.stop(signal: SIGTERM)
+        let status = try await offPool { try server.stop(signal: SIGTERM) }
         #expect(status == 0)
         #expect(server.stderr.contains("shutting down"))
     }
@@ -73,6 +77,74 @@ struct ServeCLITests {
         #expect(try first.stop(signal: SIGTERM) == 0)
     }
 
+    /// `printf 'SEARCH kiasma\r\nSPOT.ADD …' | nc -N 127.0.0.1 P`: a client that sends everything and
+    /// then shuts down its write side gets every reply, and every write is saved.
+    @Test func aHalfClosedClientGetsEveryReplyAndAllFortySpotsAreSaved() async throws {
+        let cli = try CLIHarness.fresh()
+        let server = try await offPool { try RunningServer.start(cli) }
+        defer { server.kill() }
+        let names = (1...40).map { "Half-closed spot \($0)" }
+        let requests = "SEARCH kiasma\r\n" + names.map { "SPOT.ADD \"\($0)\" 60.1717 24.9363\r\n" }.joined()
+        let (replies, closed) = try await offPool { try HalfClosingClient.send(requests, port: server.port) }
+        #expect(closed, "the server closes after the last reply")
+        #expect(replies.count == 41, "one reply per request: \(replies.count)")
+        #expect(replies.first?.hasPrefix("[") == true, "SEARCH answers a JSON array")
+        let savedNames = replies.dropFirst().compactMap { reply -> String? in
+            (try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any])?["name"] as? String
+        }
+        #expect(savedNames == names, "each SPOT.ADD is acknowledged with its spot, in order")
+        let listing = try await offPool { try cli.run("spots", "list", "--json") }
+        let listed = try #require(try listing.json() as? [[String: Any]])
+        #expect(Set(listed.compactMap { $0["name"] as? String }) == Set(names), "all 40 are in the database")
+        #expect(try await offPool { try server.stop(signal: SIGTERM) } == 0)
+    }
+
+    /// Two servers started together on a fresh home: both open the spots, cache and budget stores,
+    /// and both save spots (one used to fail with `table spot already exists`).
+    @Test func twoServersStartedTogetherOnAFreshHomeBothSaveSpots() async throws {
+        let cli = try CLIHarness.fresh()
+        #expect(try await offPool { try cli.run("reverse", "60.17,24.94") }.status == 0, "the index is built first; the stores stay fresh")
+        let servers = try await offPool { try RunningServer.startTogether(2, cli) }
+        defer { servers.forEach { $0.kill() } }
+        for (number, server) in servers.enumerated() {
+            let (replies, _) = try await offPool {
+                try HalfClosingClient.send("SPOT.ADD \"Together \(number)\" 60.17 24.94\r\nBUDGET\r\n", port: server.port)
+            }
+            #expect(replies.count == 2)
+            #expect(replies.first?.contains("\"Together \(number)\"") == true, "\(replies)")
+            #expect(replies.last?.hasPrefix("-") == false, "\(replies)")
+        }
+        let listing = try await offPool { try cli.run("spots", "list", "--json") }
+        let listed = try #require(try listing.json() as? [[String: Any]])
+        #expect(listed.count == 2)
+        for server in servers {
+            #expect(try await offPool { try server.stop(signal: SIGTERM) } == 0)
+            #expect(!server.stderr.contains("cannot run"), "\(server.stderr)")
+        }
+    }
+
+    /// A store that cannot open leaves the server running, and its commands say what failed instead
+    /// of claiming they are not part of the build.
+    @Test func aSpotsDatabaseThatCannotOpenIsNamedInTheReply() async throws {
+        let cli = try CLIHarness.fresh()
+        #expect(try await offPool { try cli.run("reverse", "60.17,24.94") }.status == 0)
+        let spots = cli.home.appendingPathComponent("spots.sqlite")
+        try FileManager.default.createDirectory(at: spots, withIntermediateDirectories: true)  // a directory in its place
+        let server = try await offPool { try RunningServer.start(cli) }
+        defer { server.kill() }
+        let (replies, _) = try await offPool {
+            try HalfClosingClient.send("SPOT.ADD Kiasma 60.1717 24.9363\r\nSPOT.LIST\r\nPING\r\n", port: server.port)
+        }
+        #expect(replies.count == 3)
+        for reply in replies.prefix(2) {
+            #expect(reply.contains("SPOT.") && reply.contains(" cannot run: cannot use \(spots.path): "), "\(reply)")
+            #expect(!reply.contains("not available in this build"))
+        }
+        #expect(replies.last == "+PONG")
+        #expect(try await offPool { try server.stop(signal: SIGTERM) } == 0)
+        #expect(server.stderr.contains("the SPOT.* commands cannot run: cannot use \(spots.path): "), "\(server.stderr)")
+    }
+
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -103,6 +175,17 @@ final class RunningServer: Sendable {
     }
 
     static func start(_ cli: CLIHarness, arguments: [String] = [], environment extra: [String: String] = [:]) throws -> RunningServer {
+        try waitUntilListening(try launch(cli, arguments: arguments, environment: extra))
+    }
+
+    /// Several servers on one state directory, all launched before any is waited for, so they open
+    /// their stores at the same moment.
+    static func startTogether(_ count: Int, _ cli: CLIHarness) throws -> [RunningServer] {
+        let launched = try (0..<count).map { _ in try launch(cli, arguments: [], environment: [:]) }
+        return try launched.map(waitUntilListening)
+    }
+
+    private static func launch(_ cli: CLIHarness, arguments: [String], environment extra: [String: String]) throws -> (Process, URL) {
         let process = Process()
         process.executableURL = CLIHarness.executable
         process.arguments = ["serve", "--port", "0"] + arguments
@@ -113,6 +196,11 @@ final class RunningServer: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        return (process, stderrURL)
+    }
+
+    private static func waitUntilListening(_ launched: (Process, URL)) throws -> RunningServer {
+        let (process, stderrURL) = launched
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline && process.isRunning {
             let log = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""

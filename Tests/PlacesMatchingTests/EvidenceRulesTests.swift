@@ -128,6 +128,27 @@ import Testing
         #expect(!matcher.compare(query: query, candidates: [engel, other]).contains { $0.verdict == .match })
     }
 
+    @Test func aCandidateNamingAKindTheQuestionDoesNotIsOnlyAReview() {
+        // The museum "Vakasu" is missing from the source; its café is 20 m away.
+        let cafe = MatchRecord(id: "c", name: "Vakasu Café", coordinate: moved(ateneumPoint, 20), category: "cafe")
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Vakasu", coordinate: ateneumPoint), candidates: [cafe])
+            .map(\.verdict) == [.review])
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Vakasu Cafe", coordinate: ateneumPoint), candidates: [cafe])
+            .map(\.verdict) == [.match])
+    }
+
+    @Test func twoDifferentPlacesFittingTheQueryEquallyMakeItAReview() {
+        // "Kalmari, a restaurant": the grill and the pizzeria in one building both fit.
+        let query = MatchRecord(id: "q", name: "Kalmari", coordinate: ateneumPoint, category: "restaurant")
+        let grill = MatchRecord(id: "g", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 10), category: "restaurant")
+        let pizzeria = MatchRecord(id: "p", name: "Kalmari Pizzeria", coordinate: moved(ateneumPoint, 20), category: "restaurant")
+        #expect(matcher.compare(query: query, candidates: [grill]).map(\.verdict) == [.match])
+        #expect(matcher.compare(query: query, candidates: [grill, pizzeria]).map(\.verdict) == [.review, .review])
+        // One place listed twice (a node and a building outline) is not a rival.
+        let outline = MatchRecord(id: "w", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 14), category: "restaurant")
+        #expect(matcher.compare(query: query, candidates: [grill, outline]).map(\.verdict) == [.match, .match])
+    }
+
     func moved(_ c: Coordinate, _ metres: Double) -> Coordinate {
         Coordinate(latitude: c.latitude + metres / 111_320, longitude: c.longitude)
     }
@@ -137,16 +158,4 @@ import Testing
         copy.coordinate = moved(ateneumPoint, metres)
         return copy
     }
-
-    @Test func twoDifferentPlacesFittingTheQueryEquallyMakeItAReview() {
-        let query = MatchRecord(id: "q", name: "Kalmari", coordinate: ateneumPoint)
-        let grill = MatchRecord(id: "g", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 10), category: "restaurant")
-        let pizzeria = MatchRecord(id: "p", name: "Kalmari Pizzeria", coordinate: moved(ateneumPoint, 20), category: "restaurant")
-        #expect(matcher.compare(query: query, candidates: [grill]).map(\.verdict) == [.match])
-        #expect(matcher.compare(query: query, candidates: [grill, pizzeria]).map(\.verdict) == [.review, .review])
-        // One place listed twice (a node and a building outline) is not a rival.
-        let outline = MatchRecord(id: "w", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 14), category: "restaurant")
-        #expect(matcher.compare(query: query, candidates: [grill, outline]).map(\.verdict) == [.match, .match])
-    }
 }
-

@@ -29,6 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
               redis-cli -p 7878 SPOT.ADD "Cafe Regatta" 60.1830 24.9096 TAG coffee
               redis-cli -p 7878 SPOT.LIST SORT distance AT 60.17 24.94
               printf 'PING\\r\\n' | nc 127.0.0.1 7878
+              printf 'SEARCH kiasma\\r\\n' | nc -N 127.0.0.1 7878   (answered, then closed)
               PLACES_PASSWORD=s3cret places serve --host 0.0.0.0 --requirepass-env PLACES_PASSWORD
             """)
 
@@ -61,6 +62,20 @@ struct ServeCommand: AsyncParsableCommand {
                                + "(an index re-import then shows at once).", valueName: "S"))
     var memoTimeToLive = 30
 
+    @Option(name: .customLong("max-argument-bytes"),
+            help: ArgumentHelp("The largest argument a request may carry (PING and ECHO: at least 1 MiB).", valueName: "BYTES"))
+    var maxArgumentBytes = RESPLimits().maxBulkLength
+
+    @Option(name: .customLong("max-request-bytes"),
+            help: ArgumentHelp("The most bytes one request's arguments may add up to (the per-client query buffer); "
+                               + "a larger request gets an error and its connection is closed.", valueName: "BYTES"))
+    var maxRequestBytes = RESPLimits().maxRequestLength
+
+    @Option(name: .customLong("max-in-flight-bytes"),
+            help: ArgumentHelp("The most bytes all clients' large or slow requests may hold at once; beyond it, "
+                               + "requests are refused with an error.", valueName: "BYTES"))
+    var maxInFlightBytes = ServerConfiguration().maxRequestBytesInFlight
+
     @OptionGroup var state: StateOptions
 
     func run() async throws {
@@ -72,6 +87,15 @@ struct ServeCommand: AsyncParsableCommand {
             // A year at most: beyond that NIO's nanosecond count would overflow.
             guard (0...31_536_000).contains(idleTimeout) else {
                 throw InputError("invalid --idle-timeout \(idleTimeout): expected seconds, 0…31536000 (a year)")
+            }
+            guard maxArgumentBytes >= 1024 else {
+                throw InputError("invalid --max-argument-bytes \(maxArgumentBytes): expected 1024 or more")
+            }
+            guard maxRequestBytes >= maxArgumentBytes else {
+                throw InputError("invalid --max-request-bytes \(maxRequestBytes): expected at least --max-argument-bytes (\(maxArgumentBytes))")
+            }
+            guard maxInFlightBytes >= maxRequestBytes else {
+                throw InputError("invalid --max-in-flight-bytes \(maxInFlightBytes): expected at least --max-request-bytes (\(maxRequestBytes))")
             }
             guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
                 throw InputError("invalid --log-level '\(logLevel)': expected trace, debug, info, notice, warning, error or critical")
@@ -98,12 +122,19 @@ struct ServeCommand: AsyncParsableCommand {
                 let spots = SpotCommandHandler(spots: try SpotsService.open(environment))
                 backend.spotHandler = { name, arguments in try spots.reply(name, arguments) }
             } catch {
-                logger.warning("the SPOT.* commands are off: \(error)")
+                let reason = StorageError.classify(error, directory: environment.dataDirectory).map { "\($0)" } ?? "\(error)"
+                logger.error("the SPOT.* commands cannot run: \(reason)")
+                let failure = ServerBackendError.notOpenedHandler(reason: reason)
+                backend.spotHandler = { name, _ in try failure(name) }
             }
 
+            var limits = RESPLimits()
+            limits.maxBulkLength = maxArgumentBytes
+            limits.maxRequestLength = maxRequestBytes
             let configuration = ServerConfiguration(
                 host: host, port: port, password: password, maxClients: maxClients,
-                idleTimeoutSeconds: idleTimeout, eventLoopCount: eventLoops, version: PlacesVersion.string)
+                idleTimeoutSeconds: idleTimeout, limits: limits, eventLoopCount: eventLoops,
+                maxRequestBytesInFlight: maxInFlightBytes, version: PlacesVersion.string)
             let server = PlacesServer(configuration: configuration, backend: backend, logger: logger,
                                       memo: ReplyMemo(timeToLive: .seconds(memoTimeToLive)))
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -141,7 +172,12 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.notice("provider \(provider) is skipped: \(reason)")
             }
         } catch {
-            logger.warning("LOOKUP, BUDGET and CACHE.STATS are off: \(error)")
+            let reason = StorageError.classify(error, directory: state.environment.dataDirectory).map { "\($0)" } ?? "\(error)"
+            logger.error("LOOKUP, BUDGET and CACHE.STATS cannot run: \(reason)")
+            let failure = ServerBackendError.notOpenedHandler(reason: reason)
+            backend.lookupHandler = { _ in try failure("LOOKUP") }
+            backend.budgetHandler = { try failure("BUDGET") }
+            backend.cacheStatsHandler = { try failure("CACHE.STATS") }
             return
         }
         backend.lookupHandler = { query in

@@ -43,9 +43,19 @@ public struct InfoSection: Sendable, Equatable {
 public enum ServerBackendError: Error, Equatable, Sendable {
     /// The command's backing code is not in this build (e.g. the lookup pipeline before it lands).
     case unavailable(_ command: String)
+    /// The command's store or service failed to open when the server started (a locked or unwritable
+    /// database, a broken config.toml); `reason` is that error in one line, so the client learns what
+    /// to fix instead of being told the command does not exist.
+    case notOpened(_ command: String, reason: String)
     /// The command ran and could not answer, for a reason the client must be able to tell from a miss
     /// (LOOKUP when every provider failed and nothing was cached). `reason` is already redacted.
     case failed(_ command: String, reason: String)
+
+    /// A handler for a part of the server that failed to open: every call answers with that failure.
+    public static func notOpenedHandler(reason: String) -> @Sendable (String) throws -> Never {
+        let reason = reason.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return { command in throw ServerBackendError.notOpened(command, reason: reason) }
+    }
 }
 
 extension ServerBackend {

@@ -48,6 +48,7 @@ public struct CommandExecutor: Sendable {
         } catch let error as ServerBackendError {
             switch error {
             case .unavailable(let command): return .error("ERR \(command) is not available in this build")
+            case .notOpened(let command, let reason): return .error("ERR \(command) cannot run: \(reason); fix that and restart the server")
             case .failed(let command, let reason): return .error("ERR \(command) failed: \(reason)")
             }
         } catch let error as InputError {
@@ -80,6 +81,9 @@ public struct CommandExecutor: Sendable {
                 ("maxclients", String(configuration.maxClients)),
                 ("idle_timeout_seconds", String(configuration.idleTimeoutSeconds)),
                 ("requirepass", configuration.password == nil ? "no" : "yes"),
+                ("request_bytes_in_flight", String(counters.requestBytesInFlight)),
+                ("max_request_bytes_in_flight", String(configuration.maxRequestBytesInFlight)),
+                ("max_request_bytes", String(configuration.limits.maxRequestLength)),
             ]),
             InfoSection(name: "stats", fields: [
                 ("total_connections_received", String(counters.totalConnections)),
@@ -92,6 +96,7 @@ public struct CommandExecutor: Sendable {
                 ("backend_calls", String(counters.backendCalls)),
                 ("answered_from_memory", String(counters.answeredFromMemory)),
                 ("misses", String(counters.misses)),
+                ("requests_refused_for_memory", String(counters.requestsRefusedForMemory)),
             ]),
         ]
         var sections = builtIn + (await backend.infoSections())

@@ -15,6 +15,9 @@ public struct ConnectionStateMachine: Sendable {
         case report(sections: [String], json: Bool)
         /// Close without a reply: something that is not a Redis client (an HTTP request) is talking.
         case drop(reason: String)
+        /// The client will send nothing more (it shut down its write side): answer every complete
+        /// request already received, in order, then close. A partial request left over is discarded.
+        case closeWhenAnswered
         /// Nothing to do: the connection is already closing.
         case ignore
     }
@@ -27,6 +30,8 @@ public struct ConnectionStateMachine: Sendable {
 
     private var state: State
     private let password: [UInt8]?
+    /// False once the client has half-closed; requests already received are still answered.
+    private var inputOpen = true
 
     /// - Parameter password: when set, every command but AUTH, HELLO and QUIT answers `-NOAUTH` until it is given.
     public init(password: [UInt8]?) {
@@ -53,6 +58,9 @@ public struct ConnectionStateMachine: Sendable {
         if case .closing = state { return true }
         return false
     }
+
+    /// The client shut down its write side: no request will arrive after those already received.
+    public var isInputClosed: Bool { !inputOpen }
 
     public mutating func received(_ request: RESPRequest) -> Action {
         if case .closing = state { return .ignore }
@@ -134,6 +142,25 @@ public struct ConnectionStateMachine: Sendable {
         if case .closing = state { return .ignore }
         state = .closing
         return .replyAndClose(.error(error.message))
+    }
+
+    /// The client shut down its write side (a TCP FIN: `nc -N`, `shutdown(SHUT_WR)`). Redis answers
+    /// every complete request it received before the FIN; so does this server, writes included, and
+    /// then closes. Authentication state carries on: the buffered requests are judged as before.
+    public mutating func inputClosed() -> Action {
+        if case .closing = state { return .ignore }
+        guard inputOpen else { return .ignore }
+        inputOpen = false
+        return .closeWhenAnswered
+    }
+
+    /// A request being received would take the server's bytes in flight past `limit` (many clients
+    /// sending large requests at once): refuse it with an error and close, since its remaining bytes
+    /// cannot be read as requests. Other connections are unaffected.
+    public mutating func requestMemoryExhausted(limit: Int) -> Action {
+        if case .closing = state { return .ignore }
+        state = .closing
+        return .replyAndClose(.error("ERR max memory for requests in flight reached (\(limit) bytes); retry later"))
     }
 
     /// The server is over its client limit: tell the client why, then close.

@@ -17,12 +17,15 @@ public final class ServerMetrics: Sendable {
         public var backendCalls = 0
         public var answeredFromMemory = 0
         public var misses = 0
+        /// Bytes held right now by requests that arrived over more than one read, across all connections.
+        public var requestBytesInFlight = 0
+        public var requestsRefusedForMemory = 0
     }
 
     /// The counters that only ever grow.
     public enum Event: Sendable {
         case commandProcessed, errorReply, protocolError, droppedHTTPRequest, idleTimeout, backendCall,
-             answeredFromMemory, miss
+             answeredFromMemory, miss, requestRefusedForMemory
     }
 
     private let connectedClients = Atomic<Int>(0)
@@ -36,6 +39,8 @@ public final class ServerMetrics: Sendable {
     private let backendCalls = Atomic<Int>(0)
     private let answeredFromMemory = Atomic<Int>(0)
     private let misses = Atomic<Int>(0)
+    private let requestBytesInFlight = Atomic<Int>(0)
+    private let requestsRefusedForMemory = Atomic<Int>(0)
     public let startedAt = Date()
 
     public init() {}
@@ -53,7 +58,9 @@ public final class ServerMetrics: Sendable {
             idleTimeouts: idleTimeouts.load(ordering: .relaxed),
             backendCalls: backendCalls.load(ordering: .relaxed),
             answeredFromMemory: answeredFromMemory.load(ordering: .relaxed),
-            misses: misses.load(ordering: .relaxed))
+            misses: misses.load(ordering: .relaxed),
+            requestBytesInFlight: requestBytesInFlight.load(ordering: .relaxed),
+            requestsRefusedForMemory: requestsRefusedForMemory.load(ordering: .relaxed))
     }
 
     public func count(_ event: Event) {
@@ -66,6 +73,7 @@ public final class ServerMetrics: Sendable {
         case .backendCall: backendCalls.wrappingAdd(1, ordering: .relaxed)
         case .answeredFromMemory: answeredFromMemory.wrappingAdd(1, ordering: .relaxed)
         case .miss: misses.wrappingAdd(1, ordering: .relaxed)
+        case .requestRefusedForMemory: requestsRefusedForMemory.wrappingAdd(1, ordering: .relaxed)
         }
     }
 
@@ -84,4 +92,22 @@ public final class ServerMetrics: Sendable {
     }
 
     public func releaseClient() { connectedClients.wrappingSubtract(1, ordering: .relaxed) }
+
+    /// Takes `bytes` of the server-wide allowance for requests in flight; `false` (nothing taken) when
+    /// that would pass `limit`. Every connection draws on one allowance, so many clients each within
+    /// their own query-buffer limit still cannot exhaust the machine's memory together.
+    public func reserveRequestBytes(_ bytes: Int, limit: Int) -> Bool {
+        var held = requestBytesInFlight.load(ordering: .relaxed)
+        while held + bytes <= limit {
+            let (exchanged, original) = requestBytesInFlight.compareExchange(
+                expected: held, desired: held + bytes, ordering: .relaxed)
+            if exchanged { return true }
+            held = original
+        }
+        return false
+    }
+
+    public func releaseRequestBytes(_ bytes: Int) {
+        if bytes > 0 { requestBytesInFlight.wrappingSubtract(bytes, ordering: .relaxed) }
+    }
 }

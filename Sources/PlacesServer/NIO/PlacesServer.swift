@@ -57,6 +57,9 @@ public final class PlacesServer: Service, Sendable {
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
+            // A client's FIN then reaches the handler as `inputClosed` with the output still open, so the
+            // requests sent before it are answered (`printf 'SEARCH x\r\n' | nc -N host port`).
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(
                 low: configuration.writeBufferHighWatermark / 2, high: configuration.writeBufferHighWatermark))
             .childChannelInitializer { channel in

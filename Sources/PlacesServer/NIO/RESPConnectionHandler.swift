@@ -4,13 +4,18 @@ import NIOCore
 /// One client connection. It feeds bytes to ``RESPRequestParser``, requests to
 /// ``ConnectionStateMachine``, and performs the actions: writing replies in request order, running
 /// backend calls as tasks (so the event loop never blocks) and pausing reads when the client falls behind.
+///
+/// A client may half-close (send a FIN after its requests): the channel allows remote half-closure, and
+/// the `inputClosed` event goes to the machine, which has every complete request already received
+/// answered before the connection closes.
 final class RESPConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private enum Slot {
-        case waiting
+        /// A call still running; `heldBytes` of the server-wide allowance stay taken until it answers.
+        case waiting(heldBytes: Int)
         case ready(RESPValue)
     }
 
@@ -20,7 +25,11 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private var parser: RESPRequestParser
     private var machine: ConnectionStateMachine
     /// Bytes received but not yet parsed (kept while reading is paused).
-    private var unparsed: ByteBuffer?
+    private var received = ReceiveBuffer()
+    /// The parser has used every complete request received so far and waits for more bytes.
+    private var awaitingBytes = true
+    /// The server-wide allowance taken for the request being received (see ``ServerConfiguration/maxRequestBytesInFlight``).
+    private var heldForPartialRequest = 0
     /// Replies not yet written, in request order; the first slot's sequence number is `firstSequence`.
     private var slots = CircularBuffer<Slot>(initialCapacity: 16)
     private var firstSequence = 0
@@ -50,7 +59,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         outbound = context.channel.allocator.buffer(capacity: 1024)
         guard executor.metrics.admitClient(limit: configuration.maxClients) else {
             logger.warning("refused a client: max number of clients reached", metadata: ["max_clients": "\(configuration.maxClients)"])
-            perform(machine.rejectTooManyClients(), for: nil, context: context)
+            perform(machine.rejectTooManyClients(), for: nil, holding: 0, context: context)
             flushReplies(context: context)
             return
         }
@@ -60,6 +69,8 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         closed = true
+        executor.metrics.releaseRequestBytes(heldForPartialRequest)
+        heldForPartialRequest = 0
         if admitted {
             admitted = false
             executor.metrics.releaseClient()
@@ -83,6 +94,8 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         } else if event is ChannelShouldQuiesceEvent {
             quiescing = true
             if slots.isEmpty { close(context: context) }
+        } else if let event = event as? ChannelEvent, event == .inputClosed {
+            perform(machine.inputClosed(), for: nil, holding: 0, context: context)
         } else {
             context.fireUserInboundEventTriggered(event)
         }
@@ -93,14 +106,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
         guard !closed, !closeWhenDrained else { return }
-        if unparsed == nil || unparsed!.readableBytes == 0 {
-            unparsed = bytes
-        } else {
-            // Keep only the unparsed tail, so a long stream of reads that end mid-request cannot grow the buffer.
-            if unparsed!.readerIndex > 16 * 1024 { unparsed!.discardReadBytes() }
-            var incoming = bytes
-            unparsed!.writeBuffer(&incoming)
-        }
+        received.append(bytes)
         processRequests(context: context)
     }
 
@@ -124,9 +130,17 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    private var shouldPauseReading: Bool {
+    /// Whether to stop taking requests off the received bytes for now.
+    private var shouldPauseProcessing: Bool {
         slots.count >= configuration.maxPipelinedRequests || !isWritable
             || quiescing || closeWhenDrained || closed
+    }
+
+    private var shouldPauseReading: Bool { shouldPauseProcessing || machine.isInputClosed }
+
+    /// Nothing more will be answered on this connection: close once the replies in flight are written.
+    private var isFinishing: Bool {
+        closeWhenDrained || quiescing || (machine.isInputClosed && awaitingBytes)
     }
 
     private func resume(context: ChannelHandlerContext) {
@@ -141,37 +155,69 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private func processRequests(context: ChannelHandlerContext) {
         // Parsed from a local copy: the loop runs once per request, and going through the stored
         // optional each time cost exclusivity checks and reference counting that showed up in profiles.
-        guard var buffer = unparsed else { return }
-        unparsed = nil
+        guard var buffer = received.take() else {
+            awaitingBytes = true
+            return
+        }
+        awaitingBytes = false
         defer {
             // Whatever made the connection close (QUIT, a protocol error, an HTTP probe) discards the rest.
-            if buffer.readableBytes > 0 && !closeWhenDrained && !closed { unparsed = buffer }
+            if !closeWhenDrained && !closed { received.keep(buffer) }
         }
-        while !shouldPauseReading {
+        while !shouldPauseProcessing {
             let request: RESPRequest?
             do {
                 request = try parser.next(&buffer)
             } catch {
                 executor.metrics.count(.protocolError)
                 logger.info("protocol error; closing", metadata: ["error": "\(error.message)"])
-                perform(machine.protocolError(error), for: nil, context: context)
+                perform(machine.protocolError(error), for: nil, holding: 0, context: context)
                 return
             }
-            guard let request else { return }
+            guard let request else {
+                awaitingBytes = true
+                reserveForPartialRequest(context: context)
+                return
+            }
             executor.metrics.count(.commandProcessed)
+            let held = heldForPartialRequest
+            heldForPartialRequest = 0
             if machine.isReady, let reply = executor.memorisedReply(to: request) {
+                executor.metrics.releaseRequestBytes(held)
                 enqueue(reply)
             } else {
-                perform(machine.received(request), for: request, context: context)
+                perform(machine.received(request), for: request, holding: held, context: context)
                 parser.isAuthenticated = machine.isAuthenticated
             }
             if outbound.readableBytes >= 64 * 1024 { flushReplies(context: context) }
         }
     }
 
+    /// A request is arriving over several reads: take what it has declared so far from the server-wide
+    /// allowance, or refuse it when the allowance is spent.
+    private func reserveForPartialRequest(context: ChannelHandlerContext) {
+        let wanted = parser.pendingRequestBytes
+        guard parser.isMidRequest, wanted > heldForPartialRequest else { return }
+        let limit = configuration.maxRequestBytesInFlight
+        if executor.metrics.reserveRequestBytes(wanted - heldForPartialRequest, limit: limit) {
+            heldForPartialRequest = wanted
+        } else {
+            executor.metrics.count(.requestRefusedForMemory)
+            logger.warning("refused a request: max memory for requests in flight reached", metadata: ["limit": "\(limit)"])
+            perform(machine.requestMemoryExhausted(limit: limit), for: nil, holding: 0, context: context)
+        }
+    }
+
     // MARK: Actions
 
-    private func perform(_ action: ConnectionStateMachine.Action, for request: RESPRequest?, context: ChannelHandlerContext) {
+    /// - Parameter held: bytes of the server-wide allowance the request took; kept until an
+    ///   asynchronous reply is ready, released at once otherwise.
+    private func perform(_ action: ConnectionStateMachine.Action, for request: RESPRequest?, holding held: Int,
+                         context: ChannelHandlerContext) {
+        switch action {
+        case .execute, .report: break
+        default: executor.metrics.releaseRequestBytes(held)
+        }
         switch action {
         case .reply(let value):
             enqueue(value)
@@ -181,14 +227,17 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         case .execute(let call):
             let memoKey = call.isMemoisable ? request.map(ReplyMemo.Key.init(copying:)) : nil
             let executor = self.executor
-            startAsync(context: context) { await executor.reply(call, memoKey: memoKey) }
+            startAsync(holding: held, context: context) { await executor.reply(call, memoKey: memoKey) }
         case .report(let sections, let json):
             let executor = self.executor
-            startAsync(context: context) { await executor.report(sections: sections, json: json) }
+            startAsync(holding: held, context: context) { await executor.report(sections: sections, json: json) }
         case .drop(let reason):
             executor.metrics.count(.droppedHTTPRequest)
             logger.warning("possible security attack: \(reason); connection dropped")
             close(context: context)
+        case .closeWhenAnswered:
+            // Answer what is still buffered, then close once the last reply is written (see isFinishing).
+            resume(context: context)
         case .ignore:
             break
         }
@@ -204,9 +253,10 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func startAsync(context: ChannelHandlerContext, _ body: @escaping @Sendable () async -> RESPValue) {
+    private func startAsync(holding held: Int, context: ChannelHandlerContext,
+                            _ body: @escaping @Sendable () async -> RESPValue) {
         let sequence = firstSequence + slots.count
-        slots.append(.waiting)
+        slots.append(.waiting(heldBytes: held))
         let promise = context.eventLoop.makePromise(of: RESPValue.self)
         promise.completeWithTask(body)
         promise.futureResult.assumeIsolated().whenSuccess { [self] value in
@@ -215,9 +265,11 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     }
 
     private func complete(sequence: Int, with value: RESPValue, context: ChannelHandlerContext) {
+        let index = slots.index(slots.startIndex, offsetBy: sequence - firstSequence)
+        if case .waiting(let held) = slots[index] { executor.metrics.releaseRequestBytes(held) }
         guard !closed else { return }
         if case .error = value { executor.metrics.count(.errorReply) }
-        slots[slots.index(slots.startIndex, offsetBy: sequence - firstSequence)] = .ready(value)
+        slots[index] = .ready(value)
         while case .ready(let ready)? = slots.first {
             ready.encode(into: &outbound, resp3: machine.protocolVersion == 3)
             slots.removeFirst()
@@ -232,16 +284,17 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         guard !closed else { return }
         if outbound.readableBytes > 0 {
             let bytes = outbound
-            // Sized like the last batch, so a pipelined batch does not regrow the buffer several times.
-            outbound = context.channel.allocator.buffer(capacity: max(1024, bytes.readableBytes))
-            if (closeWhenDrained || quiescing) && slots.isEmpty {
+            // Sized like the last batch, so a pipelined batch does not regrow the buffer several times,
+            // but never kept larger than 64 KiB: one big reply must not leave an idle connection holding its size.
+            outbound = context.channel.allocator.buffer(capacity: min(max(1024, bytes.readableBytes), 64 * 1024))
+            if isFinishing && slots.isEmpty {
                 context.writeAndFlush(wrapOutboundOut(bytes)).assumeIsolated().whenComplete { [self] _ in
                     self.close(context: context)
                 }
                 return
             }
             context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
-        } else if (closeWhenDrained || quiescing) && slots.isEmpty {
+        } else if isFinishing && slots.isEmpty {
             close(context: context)
         }
     }

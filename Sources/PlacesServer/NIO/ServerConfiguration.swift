@@ -19,6 +19,11 @@ public struct ServerConfiguration: Sendable {
     public var maxPipelinedRequests: Int
     /// Outbound bytes queued for one client beyond which the server stops reading its requests.
     public var writeBufferHighWatermark: Int
+    /// Bytes all connections together may hold in requests that arrive over more than one read (large
+    /// or slow requests), until their replies are written. A request that would pass it is refused with
+    /// `-ERR max memory for requests in flight reached` and its connection closed; the others go on.
+    /// With ``RESPLimits/maxRequestLength`` (one request) this bounds what clients can make the server hold.
+    public var maxRequestBytesInFlight: Int
     /// Shown by `INFO server`.
     public var version: String
 
@@ -32,7 +37,8 @@ public struct ServerConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 7878, password: [UInt8]? = nil, maxClients: Int = 10_000,
                 idleTimeoutSeconds: Int = 300, limits: RESPLimits = RESPLimits(),
                 eventLoopCount: Int = ServerConfiguration.defaultEventLoopCount,
-                maxPipelinedRequests: Int = 128, writeBufferHighWatermark: Int = 256 * 1024, version: String = "dev") {
+                maxPipelinedRequests: Int = 128, writeBufferHighWatermark: Int = 256 * 1024,
+                maxRequestBytesInFlight: Int = 64 * 1024 * 1024, version: String = "dev") {
         self.host = host
         self.port = port
         self.password = password
@@ -42,6 +48,7 @@ public struct ServerConfiguration: Sendable {
         self.eventLoopCount = eventLoopCount
         self.maxPipelinedRequests = maxPipelinedRequests
         self.writeBufferHighWatermark = writeBufferHighWatermark
+        self.maxRequestBytesInFlight = maxRequestBytesInFlight
         self.version = version
     }
 }

@@ -20,6 +20,10 @@ public struct RESPProtocolError: Error, Equatable, Sendable, CustomStringConvert
     static let unauthenticatedBulkLength = RESPProtocolError("unauthenticated bulk length")
     static let unbalancedQuotes = RESPProtocolError("unbalanced quotes in request")
     static let missingBulkTerminator = RESPProtocolError("bulk string not terminated by CRLF")
+    /// The request's arguments together exceed the per-client query-buffer limit.
+    static func requestTooLarge(limit: Int) -> RESPProtocolError {
+        RESPProtocolError("request too large: its arguments exceed the query buffer limit of \(limit) bytes")
+    }
     static func expectedDollar(got byte: UInt8) -> RESPProtocolError {
         let shown = (0x21...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "\\x%02x", byte)
         return RESPProtocolError("expected '$', got '\(shown)'")

@@ -19,6 +19,10 @@ public struct RESPRequestParser: Sendable {
     }
 
     private var state: State = .idle
+    /// Bytes the request in progress has declared so far (its bulk lengths), for the query-buffer limit.
+    public private(set) var pendingRequestBytes = 0
+    /// The largest argument the request in progress may carry, set once its command name is known.
+    private var bulkLimit = 0
 
     public init(limits: RESPLimits = RESPLimits(), isAuthenticated: Bool = true) {
         self.limits = limits
@@ -46,6 +50,8 @@ public struct RESPRequestParser: Sendable {
                     if count <= 0 { continue }  // `*0` and `*-1` are empty requests; Redis ignores them.
                     var arguments: [ByteBuffer] = []
                     arguments.reserveCapacity(min(count, 16))
+                    pendingRequestBytes = 0
+                    bulkLimit = limits.maxBulkLength
                     state = .multibulk(expected: count, arguments: arguments)
                 } else {
                     guard let line = try readLine(&buffer) else { return nil }
@@ -61,13 +67,16 @@ public struct RESPRequestParser: Sendable {
             case .multibulk(let expected, let arguments):
                 if arguments.count == expected {
                     state = .idle
+                    pendingRequestBytes = 0
                     return RESPRequest(arguments: arguments)
                 }
                 guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return nil }
                 guard first == UInt8(ascii: "$") else { throw .expectedDollar(got: first) }
                 guard let length = try readHeader(&buffer, tooLong: .tooBigBulkCount) else { return nil }
-                guard let length, length >= 0, length <= limits.maxBulkLength else { throw .invalidBulkLength }
+                guard let length, length >= 0, length <= bulkLimit else { throw .invalidBulkLength }
                 if !isAuthenticated && length > limits.maxBulkLengthBeforeAuth { throw .unauthenticatedBulkLength }
+                if pendingRequestBytes + length > limits.maxRequestLength { throw .requestTooLarge(limit: limits.maxRequestLength) }
+                pendingRequestBytes += length
                 state = .bulk(length: length, expected: expected, arguments: arguments)
 
             case .bulk(let length, let expected, var arguments):
@@ -79,6 +88,7 @@ public struct RESPRequestParser: Sendable {
                 state = .idle  // drop the array's reference before appending, so it is not copied
                 arguments.append(buffer.readSlice(length: length)!)
                 buffer.moveReaderIndex(forwardBy: 2)
+                if arguments.count == 1 { bulkLimit = limits.maxBulkLength(forCommand: arguments[0]) }
                 state = .multibulk(expected: expected, arguments: arguments)
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackSocket
 import PlacesApp
 import PlacesCore
 import Testing

@@ -1,5 +1,6 @@
 import Testing
 import NIOCore
+import PlacesCore
 @testable import PlacesServer
 
 @Suite struct ConnectionStateMachineTests {
@@ -124,6 +125,46 @@ import NIOCore
             return
         }
         #expect(machine.isAuthenticated)
+    }
+
+    /// A client that sends its requests and then a FIN (`nc -N`) gets every one of them answered.
+    @Test func aHalfClosedInputAnswersWhatWasReceivedThenCloses() {
+        var machine = ConnectionStateMachine(password: nil)
+        #expect(!machine.isInputClosed)
+        #expect(machine.inputClosed() == .closeWhenAnswered)
+        #expect(machine.isInputClosed)
+        #expect(!machine.isClosing, "the requests received before the FIN are still to be answered")
+        #expect(machine.received(RESPRequest(["SEARCH", "kiasma"])) == .execute(.search(SearchQuery(text: "kiasma"))))
+        #expect(machine.received(RESPRequest(["SPOT.ADD", "Kiasma", "60.1717", "24.9363"]))
+            == .execute(.spot("SPOT.ADD", ["Kiasma", "60.1717", "24.9363"])))
+        #expect(machine.received(RESPRequest(["PING"])) == .reply(.simpleString("PONG")))
+        #expect(machine.inputClosed() == .ignore, "a second FIN changes nothing")
+    }
+
+    @Test func aHalfClosedInputKeepsTheAuthenticationRules() {
+        var machine = ConnectionStateMachine(password: Array("pw".utf8))
+        #expect(machine.inputClosed() == .closeWhenAnswered)
+        #expect(machine.received(RESPRequest(["SEARCH", "x"])) == .reply(.error("NOAUTH Authentication required.")))
+        #expect(machine.received(RESPRequest(["AUTH", "pw"])) == .reply(.ok))
+        #expect(machine.received(RESPRequest(["PING"])) == .reply(.simpleString("PONG")))
+    }
+
+    @Test func aFINAfterQuitOrAProtocolErrorIsIgnored() {
+        var quit = ConnectionStateMachine(password: nil)
+        #expect(quit.received(RESPRequest(["QUIT"])) == .replyAndClose(.ok))
+        #expect(quit.inputClosed() == .ignore)
+        var broken = ConnectionStateMachine(password: nil)
+        _ = broken.protocolError(.tooBigInline)
+        #expect(broken.inputClosed() == .ignore)
+    }
+
+    @Test func aRequestOverTheServerWideMemoryAllowanceIsRefusedThenClosed() {
+        var machine = ConnectionStateMachine(password: nil)
+        #expect(machine.requestMemoryExhausted(limit: 1024)
+            == .replyAndClose(.error("ERR max memory for requests in flight reached (1024 bytes); retry later")))
+        #expect(machine.isClosing)
+        #expect(machine.received(RESPRequest(["PING"])) == .ignore)
+        #expect(machine.requestMemoryExhausted(limit: 1024) == .ignore)
     }
 
     @Test func backendCommandsBecomeCalls() {

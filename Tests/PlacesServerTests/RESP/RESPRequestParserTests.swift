@@ -93,11 +93,46 @@ private func protocolError(_ wire: String, parser: RESPRequestParser = RESPReque
         #expect(protocolError(long + "\r\n") == "ERR Protocol error: too big inline request")
         #expect(protocolError("*" + long) == "ERR Protocol error: too big mbulk count string")
         #expect(protocolError("*1\r\n$" + long) == "ERR Protocol error: too big bulk count string")
-        #expect(protocolError("*1\r\n$1048577\r\n") == "ERR Protocol error: invalid bulk length")
+        #expect(protocolError("*1\r\n$65537\r\n") == "ERR Protocol error: invalid bulk length")
+        #expect(protocolError("*2\r\n$4\r\nECHO\r\n$1048577\r\n") == "ERR Protocol error: invalid bulk length")
         #expect(protocolError("*1025\r\n") == "ERR Protocol error: invalid multibulk length")
         // A bulk exactly at the limit is fine.
-        let megabyte = String(repeating: "x", count: 1024 * 1024)
-        #expect(protocolError("*1\r\n$1048576\r\n" + megabyte + "\r\n") == nil)
+        let limit = String(repeating: "x", count: 64 * 1024)
+        #expect(protocolError("*1\r\n$65536\r\n" + limit + "\r\n") == nil)
+    }
+
+    /// Arguments are short in every command (names, ids, coordinates, notes): 64 KiB each. PING and
+    /// ECHO carry opaque markers and take up to 1 MiB, in any letter case.
+    @Test func onlyPayloadCommandsTakeArgumentsOverSixtyFourKiB() throws {
+        let large = String(repeating: "b", count: 1024 * 1024)
+        for command in ["ECHO", "echo", "Ping"] {
+            #expect(try parseAll("*2\r\n$4\r\n\(command)\r\n$1048576\r\n" + large + "\r\n") == [[command, large]])
+        }
+        for command in ["SEARCH", "SPOT.ADD", "ECHOX", "ECH"] {
+            let header = "*2\r\n$\(command.utf8.count)\r\n\(command)\r\n"
+            #expect(protocolError(header + "$65537\r\n") == "ERR Protocol error: invalid bulk length", "\(command)")
+            #expect(protocolError(header + "$65536\r\n" + String(repeating: "n", count: 65536) + "\r\n") == nil)
+        }
+    }
+
+    /// The per-client query buffer: the arguments of one request together, counted as declared, so
+    /// the refusal comes before the bytes are buffered.
+    @Test func aRequestWhoseArgumentsAddUpPastTheLimitIsRefusedWhenDeclared() throws {
+        let limits = RESPLimits(maxBulkLength: 1000, maxRequestLength: 2500)
+        var parser = RESPRequestParser(limits: limits)
+        let chunk = String(repeating: "c", count: 1000)
+        var buffer = ByteBuffer(string: "*4\r\n$6\r\nSEARCH\r\n$1000\r\n\(chunk)\r\n$1000\r\n")
+        #expect(try parser.next(&buffer) == nil)
+        #expect(parser.pendingRequestBytes == 2006, "what the request has declared so far")
+        buffer.writeString(chunk + "\r\n$1000\r\n")
+        #expect(throws: RESPProtocolError.requestTooLarge(limit: 2500)) { try parser.next(&buffer) }
+        #expect(RESPProtocolError.requestTooLarge(limit: 2500).message
+            == "ERR Protocol error: request too large: its arguments exceed the query buffer limit of 2500 bytes")
+        // Up to the limit, and request after request, is fine: the count starts again with each request.
+        var fresh = RESPRequestParser(limits: limits)
+        var within = ByteBuffer(string: String(repeating: "*3\r\n$4\r\nPING\r\n$1000\r\n\(chunk)\r\n$1000\r\n\(chunk)\r\n", count: 3))
+        for _ in 0..<3 { #expect(try fresh.next(&within)?.arguments.count == 3) }
+        #expect(fresh.pendingRequestBytes == 0)
     }
 
     @Test func beforeAuthenticationRequestsAreSmall() {

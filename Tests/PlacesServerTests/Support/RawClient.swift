@@ -1,59 +1,28 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LoopbackSocket
 @testable import PlacesServer
 
 /// A blocking loopback socket: for sending exact bytes (pipelines, garbage, HTTP) and reading raw
 /// replies. Every read has a timeout so a broken server fails the test instead of hanging it.
 final class RawClient: @unchecked Sendable {
-    private let fd: Int32
+    private let socket: LoopbackSocket
     private var received: [UInt8] = []
 
     init(port: Int, readTimeoutSeconds: Int = 10) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw InputError("socket() failed") }
-        var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw InputError("connect to 127.0.0.1:\(port) failed")
-        }
+        socket = try LoopbackSocket(port: port, readTimeoutSeconds: readTimeoutSeconds)
     }
-
-    deinit { close(fd) }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            #if os(Linux)
-            let flags = Int32(MSG_NOSIGNAL)  // a server that closed must fail the test, not kill it with SIGPIPE
-            #else
-            let flags = Int32(0)
-            #endif
-            let sent = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, flags) }
-            guard sent > 0 else { throw InputError("send failed (the server closed the connection?)") }
-            offset += sent
-        }
-    }
+    func send(_ bytes: [UInt8]) throws { try socket.send(bytes) }
+
+    /// Shuts down the sending side (a FIN), as `nc -N` does at the end of its input; replies can still be read.
+    func shutdownWrite() { socket.shutdownWrite() }
 
     /// Reads more bytes; `false` at end of stream or timeout.
     private func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        received.append(contentsOf: chunk[0..<count])
+        guard case .bytes(let bytes) = socket.receive() else { return false }
+        received.append(contentsOf: bytes)
         return true
     }
 
@@ -90,12 +59,12 @@ final class RawClient: @unchecked Sendable {
     }
 
     private func blockingReadToEnd() -> (text: String, closed: Bool) {
-        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 { return (String(decoding: received, as: UTF8.self), true) }
-            if count < 0 { return (String(decoding: received, as: UTF8.self), errno == ECONNRESET) }
-            received.append(contentsOf: chunk[0..<count])
+            switch socket.receive() {
+            case .bytes(let bytes): received.append(contentsOf: bytes)
+            case .endOfStream, .reset: return (String(decoding: received, as: UTF8.self), true)
+            case .timedOut: return (String(decoding: received, as: UTF8.self), false)
+            }
         }
     }
 }
@@ -165,15 +134,5 @@ enum RedisCLI {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-/// Runs blocking work (socket reads, waiting for a process) on a thread of its own. Blocking a
-/// Swift-concurrency thread instead could starve the server's backend tasks of the few threads a
-/// small machine has, and the test would wait for a reply that can never be computed.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
     }
 }
