@@ -1,22 +1,25 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Opens a store's SQLite file and brings its schema up to date, in a way that tolerates other
 /// processes doing the same at the same moment: two `places serve` started together on a fresh
 /// `$PLACES_HOME`, or a server and a CLI command.
 ///
-/// GRDB's migrator reads which migrations are applied, then runs each missing one in its own
-/// transaction. Two processes can both read "none applied"; the second then waits for the first's
-/// write lock and fails with `table … already exists`. Opening retries the migration after such a
-/// failure: the retry reads the applied list afresh and finds the other process's work done.
+/// SQLite's busy timeout does not cover a first open: switching a new file to WAL, and GRDB's migrator
+/// upgrading its read of the applied migrations to a write, fail at once with "database is locked" (or
+/// `table … already exists` for the loser of the race) instead of waiting. So opening and migrating
+/// happen under an exclusive `flock` on a sidecar `<file>.lock`: openers, threads or processes, take
+/// turns, and each later one finds the schema already current. Once open, the store runs without it.
 ///
 /// ```swift
 /// pool = try StoreDatabase.open(name: "spots database", path: path, configuration: configuration, migrator: migrator)
 /// ```
 public enum StoreDatabase {
-    /// How many times the migration is tried before its error is reported.
-    static let migrationAttempts = 5
-
     /// Creates the directory when missing, opens the database in WAL mode and migrates it.
     /// - Parameter name: what the store is, for the error (`spots database`, `lookup cache`, `budget ledger`).
     /// - Throws: ``StoreOpenError`` naming the store, the path and SQLite's reason; a directory that cannot
@@ -25,34 +28,29 @@ public enum StoreDatabase {
                             migrator: DatabaseMigrator) throws -> DatabasePool {
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         do {
-            let pool = try DatabasePool(path: path.path, configuration: configuration)
-            try migrateTolerantly(pool, migrator: migrator)
-            return pool
+            return try whileHoldingOpenLock(beside: path) {
+                let pool = try DatabasePool(path: path.path, configuration: configuration)
+                try migrator.migrate(pool)
+                return pool
+            }
         } catch let error as DatabaseError {
             throw StoreOpenError(store: name, path: path.path, database: error)
         }
     }
 
-    /// Runs `migrator`, retrying when a concurrent opener won the race; gives up with the last error
-    /// when the schema is still not up to date after ``migrationAttempts`` tries.
-    static func migrateTolerantly(_ writer: any DatabaseWriter, migrator: DatabaseMigrator) throws {
-        var attempt = 1
-        while true {
-            do {
-                try migrator.migrate(writer)
-                return
-            } catch {
-                if (try? writer.read(migrator.hasCompletedMigrations)) == true { return }
-                guard attempt < migrationAttempts else { throw error }
-                attempt += 1
-                // The other opener holds the write lock while it migrates; the busy timeout waits for
-                // it, and this short pause only keeps two losers from retrying in lockstep.
-                Thread.sleep(forTimeInterval: 0.02 * Double(attempt))
-            }
-        }
+    /// Runs `body` holding an exclusive advisory lock on `<database>.lock`. Where the lock file cannot be
+    /// created (a read-only directory), `body` runs without it, so that SQLite reports the real cause.
+    static func whileHoldingOpenLock<T>(beside database: URL, _ body: () throws -> T) throws -> T {
+        let descriptor = openLockFile(database.path + ".lock")
+        guard descriptor >= 0 else { return try body() }
+        defer { close(descriptor) }  // closing the descriptor releases the lock
+        while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        return try body()
     }
-
 }
+
+/// Opens (creating) a lock file; at file scope because inside ``StoreDatabase`` its own `open` hides C's.
+private func openLockFile(_ path: String) -> Int32 { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
 
 /// A store's database could not be opened or migrated: what, where and why, in one line.
 public struct StoreOpenError: Error, Sendable, CustomStringConvertible {

@@ -5,6 +5,7 @@
 #
 #   bash Tests/Fuzz/run.sh                      # every target, 30 s each (what CI runs after swift test)
 #   FUZZ_SECONDS=600 bash Tests/Fuzz/run.sh pbf resp   # chosen targets, 10 minutes each
+#   FUZZ_SEED=7 …                              # another fixed seed (default 20261122, so CI runs repeat)
 #   FUZZ_SKIP_BUILD=1 …                         # reuse the last build (two runs side by side share one build)
 #
 # Seeds: Tests/Fuzz/Corpus/<target>/ (read only). What the fuzzer learns goes to .build-fuzz/corpus/<target>/,
@@ -57,8 +58,10 @@ for target in "${targets[@]}"; do
     [ -f "$dictionary" ] && dictionary_flag=(-dict="$dictionary")
     # -timeout: one input taking 10 s is a hang (readers must never loop); -rss_limit_mb: an input that makes
     # a reader allocate 2 GiB is a finding too. Output of the code under test is dropped (-close_fd_mask=1).
+    # -seed: a fixed seed makes a run repeatable from a fresh corpus, so a CI finding replays as it happened;
+    # FUZZ_SEED=N explores elsewhere.
     PLACES_FUZZ_TARGET=$target "$binary" "$corpus" "$seeds" "${dictionary_flag[@]}" \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -close_fd_mask=1 \
+        -seed="${FUZZ_SEED:-20261122}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -close_fd_mask=1 \
         -print_final_stats=1 -artifact_prefix="$scratch/findings/$target-" >"$log" 2>&1
     status=$?
     done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)

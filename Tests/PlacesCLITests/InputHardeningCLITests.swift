@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import LoopbackSocket
 #endif
 
 /// Numbers no program should trap on, typed where users type them (issue 16 item 1) and coordinates
@@ -140,33 +141,19 @@ struct OutOfRangeNumbersServeTests {
     }
 }
 
-/// A blocking loopback connection speaking inline commands; reads one reply line (with a 10 s timeout,
-/// so a dead server fails the test instead of hanging it). A bulk reply's header line is returned as is.
+/// Inline commands over a ``LoopbackSocket``: reads one reply line (the socket's 10 s read timeout makes a
+/// dead server fail the test instead of hanging it). A bulk reply's header line is returned as is.
 final class LineSocket {
-    private let fd: Int32
+    private let socket: LoopbackSocket
     private var buffer: [UInt8] = []
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { close(fd); throw ServeFailure(log: "connect to 127.0.0.1:\(port) failed") }
+        socket = try LoopbackSocket(port: port)
     }
-
-    deinit { close(fd) }
 
     /// Sends `text` + CRLF and returns the first reply line without its CRLF.
     func command(_ text: String) throws -> String {
-        let bytes = Array((text + "\r\n").utf8)
-        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == bytes.count else { throw ServeFailure(log: "send failed: the server closed the connection") }
+        try socket.send(Array((text + "\r\n").utf8))
         while true {
             if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<end], as: UTF8.self).trimmingCharacters(in: .init(charactersIn: "\r"))
@@ -186,10 +173,10 @@ final class LineSocket {
     }
 
     private func fill() throws {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { throw ServeFailure(log: "no reply: the server closed the connection or did not answer in 10 s") }
-        buffer.append(contentsOf: chunk[0..<count])
+        guard case .bytes(let chunk) = socket.receive() else {
+            throw ServeFailure(log: "no reply: the server closed the connection or did not answer in 10 s")
+        }
+        buffer.append(contentsOf: chunk)
     }
 }
 
