@@ -140,6 +140,12 @@ public enum GPXTrackReader {
         guard let stream = InputStream(url: url) else {
             throw InputError("cannot read '\(url.path)': no such file, or no permission")
         }
+        // The same constructs that crash Foundation's parser in an import crash it here; the file is mapped,
+        // not read, for the check, so a long track still streams.
+        if let mapped = try? Data(contentsOf: url, options: .alwaysMapped),
+           let problem = XMLElementNode.constructFoundationCannotParse(in: mapped) {
+            throw InputError("cannot read the GPX track '\(url.lastPathComponent)': \(problem)")
+        }
         let parser = XMLParser(stream: stream)
         let reader = PointReader(onFix: fix)
         parser.delegate = reader

@@ -150,4 +150,21 @@ struct SpotWatchTests {
         var watch = ProximityWatch(spots: Self.points(HelsinkiSpots.all()), settings: ProximityWatchSettings(radius: 100, exitMargin: 30))
         #expect(fixes.flatMap { watch.process($0) }.map(\.spot.name) == ["Kamppi Chapel"])
     }
+
+    /// A processing instruction without data crashed Foundation's streaming parser (found by the gpx fuzzer
+    /// for imports; `spots watch --gpx` reads tracks through its own parser): one line, nothing read.
+    @Test(arguments: ["<gpx><?x?><trk/></gpx>", "<!DOCTYPE gpx [<!ELEMENT gpx ANY>]><gpx/>"])
+    func gpxTracksFoundationCannotParseAreRefusedWithOneLine(text: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("track-\(UUID().uuidString).gpx")
+        try Data(text.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var fixes = 0
+        #expect {
+            try GPXTrackReader.read(file) { _ in fixes += 1 }
+        } throws: { error in
+            let message = (error as? InputError)?.message ?? ""
+            return message.hasPrefix("cannot read the GPX track '\(file.lastPathComponent)': it has a") && !message.contains("\n")
+        }
+        #expect(fixes == 0)
+    }
 }
