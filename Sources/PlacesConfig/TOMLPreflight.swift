@@ -3,7 +3,7 @@ import Foundation
 /// Finds the malformed TOML that toml++ (the parser inside TOMLKit) does not report but asserts on,
 /// aborting the process: a table header whose name starts with a character no key can start with
 /// (`[é]`, `[.a]`, a lone `[`), and a bare value shaped like a date-time that is not one
-/// (`2026-05-01Tx09:15`). Found by the config fuzzer (Tests/Fuzz). Everything else is left to toml++,
+/// (`2026-05-01Tx09:15`), a closer or a comma where a value belongs (`[}`, `[,`). Found by the config fuzzer (Tests/Fuzz). Everything else is left to toml++,
 /// which reports it with its line.
 ///
 /// A small scan, not a parser: it skips strings and comments and tracks which brackets are open, so a
@@ -68,7 +68,11 @@ enum TOMLPreflight {
                 expectsValue = current == UInt8(ascii: "[")
                 index += 1
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                _ = open.popLast()
+                // `[}`, `{]` and a stray closer: toml++ asserts on a closer where it expects a value.
+                let opener = current == UInt8(ascii: "]") ? UInt8(ascii: "[") : UInt8(ascii: "{")
+                guard open.popLast() == opener else {
+                    return Problem(line: line, message: "'\(Character(Unicode.Scalar(current)))' closes nothing open here (check the brackets and braces)")
+                }
                 lineHasContent = true
                 expectsValue = false
                 index += 1
@@ -77,6 +81,8 @@ enum TOMLPreflight {
                 expectsValue = true
                 index += 1
             case UInt8(ascii: ","):
+                // `[,` and `a = ,`: toml++ asserts on a comma where it expects a value.
+                if expectsValue { return Problem(line: line, message: "a value is missing before ','") }
                 lineHasContent = true
                 expectsValue = open.last == UInt8(ascii: "[")
                 index += 1

@@ -85,6 +85,16 @@ struct ConfigurationTests {
         }
     }
 
+    /// Found by the config fuzzer in a CI-style run: toml++ asserted on a closer or a comma where a value belongs.
+    @Test(arguments: ["pipeline.chain = [}local\"]\n", "a = [1, }\n", "a = {b = 1]\n", "a = ]\n", "a = [,]\n", "a = ,\n"])
+    func closersAndCommasWhereAValueBelongsAreRefusedWithTheirLine(text: String) {
+        #expect {
+            try PlacesConfiguration.parse(text)
+        } throws: { error in
+            (error as? InputError)?.message.hasPrefix("config.toml:1: invalid TOML: ") == true
+        }
+    }
+
     @Test func bracketsDatesAndKeysTheScanMustNotMistakeAreLeftToTOML() {
         let text = #"""
             a = [
