@@ -54,7 +54,11 @@ final class XMLElementNode {
         if let offset = firstInvalidUTF8Offset(data) {
             return "it is not UTF-8 (invalid byte at offset \(offset)); save it as UTF-8, for example with iconv -t UTF-8"
         }
-        let bytes = [UInt8](data)
+        // Read in place: a streamed GPX track hands in a mapped file, which a copy would load whole.
+        return data.withUnsafeBytes { bytes in constructFoundationCannotParse(inBytes: bytes) }
+    }
+
+    private static func constructFoundationCannotParse(inBytes bytes: UnsafeRawBufferPointer) -> String? {
         if let doctype = bytes.firstRange(of: Array("<!DOCTYPE".utf8)) {
             return "it has a DOCTYPE (offset \(doctype.lowerBound)), which GPX and KML files do not use; remove it"
         }
