@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: Core model: Foundation only.
@@ -48,6 +50,18 @@ let package = Package(
             name: "SpotStore",
             dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/SpotStore"),
+
+        // MARK: Shared state on PostgreSQL: the same stores' semantics across many `places serve` instances.
+        .target(
+            name: "PostgresStorage",
+            dependencies: [
+                "PlacesCore", "LookupCache", "BudgetLedger", "SpotStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PostgresStorage"),
 
         // MARK: Provider plugins.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -155,6 +169,13 @@ let package = Package(
         .testTarget(
             name: "PlacesAppTests",
             dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "PostgresTestCluster",
+            dependencies: ["PostgresStorage", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/PostgresTestCluster", exclude: ["cluster.sh"]),
+        .testTarget(
+            name: "PostgresStorageTests",
+            dependencies: ["PostgresStorage", "PostgresTestCluster", "LookupCache", "BudgetLedger", "SpotStore", "PlacesCore"]),
         .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",

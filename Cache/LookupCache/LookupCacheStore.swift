@@ -23,6 +23,15 @@ public struct CachedEntry: Sendable, Hashable {
     public var storedAt: Date
     public var expiresAt: Date
 
+    public init(key: String, kind: CacheEntryKind, payload: Data, providers: [String], storedAt: Date, expiresAt: Date) {
+        self.key = key
+        self.kind = kind
+        self.payload = payload
+        self.providers = providers
+        self.storedAt = storedAt
+        self.expiresAt = expiresAt
+    }
+
     public func isFresh(at now: Date) -> Bool { now < expiresAt }
 }
 
@@ -44,6 +53,12 @@ public struct CacheStats: Sendable, Hashable, Codable {
         public var provider: String
         public var entries: Int
         public var expired: Int
+
+        public init(provider: String, entries: Int, expired: Int) {
+            self.provider = provider
+            self.entries = entries
+            self.expired = expired
+        }
     }
 
     public var entries: Int
@@ -56,6 +71,20 @@ public struct CacheStats: Sendable, Hashable, Codable {
     public var oldest: Date?
     public var newest: Date?
     public var providers: [ProviderStats]
+
+    public init(entries: Int, answers: Int, negatives: Int, expired: Int, payloadBytes: Int, maxBytes: Int, fileBytes: Int,
+                oldest: Date?, newest: Date?, providers: [ProviderStats]) {
+        self.entries = entries
+        self.answers = answers
+        self.negatives = negatives
+        self.expired = expired
+        self.payloadBytes = payloadBytes
+        self.maxBytes = maxBytes
+        self.fileBytes = fileBytes
+        self.oldest = oldest
+        self.newest = newest
+        self.providers = providers
+    }
 }
 
 /// The SQLite TTL cache in front of the lookup pipeline (WAL, so readers never wait for the writer).

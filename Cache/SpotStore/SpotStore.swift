@@ -315,16 +315,41 @@ public final class SpotStore: Sendable {
         if let id = UUID(uuidString: key), let spot = try spot(id: id, db) {
             return spot
         }
+        try checkIDPrefix(key, reference: reference)
+        let spots = try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id LIKE ? || '%' LIMIT 2", arguments: [key])
+            .map(spot(from:)))
+        return try onlyMatch(spots, reference: reference)
+    }
+
+    // MARK: Rules every spot store follows (SQLite here, PostgreSQL in PostgresStorage)
+
+    /// A reference that is not a full id must be an id prefix of at least 4 hex characters.
+    public static func checkIDPrefix(_ key: String, reference: String) throws {
         guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw InputError("unknown spot '\(reference)': give its id (or the first 4+ characters of it) as printed by `places spots list`")
         }
-        let spots = try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id LIKE ? || '%' LIMIT 2", arguments: [key])
-            .map(spot(from:)))
-        switch spots.count {
-        case 1: return spots[0]
+    }
+
+    /// The one spot an id prefix names (`matches` holds at most two), or why there is none.
+    public static func onlyMatch(_ matches: [Spot], reference: String) throws -> Spot {
+        switch matches.count {
+        case 1: return matches[0]
         case 0: throw InputError("unknown spot '\(reference)': no saved spot has that id; see `places spots list`")
         default: throw InputError("ambiguous spot id '\(reference)': several spots start with it; type more characters")
         }
+    }
+
+    /// A visit may name only a saved spot.
+    public static func unknownVisitSpot(_ spotID: UUID) -> InputError {
+        InputError("unknown spot '\(spotID.storeKey)': the visit's spot is not saved")
+    }
+
+    /// A spot needs a name and a valid coordinate before it is stored.
+    public static func checkStorable(_ spot: Spot) throws {
+        guard !spot.name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw InputError("a spot needs a name: give --name NAME")
+        }
+        _ = try Coordinate(validatingLatitude: spot.coordinate.latitude, longitude: spot.coordinate.longitude)
     }
 
     static func rowid(of id: UUID, _ db: Database) throws -> Int64? {
@@ -357,10 +382,7 @@ public final class SpotStore: Sendable {
     }
 
     private static func columns(_ spot: Spot) throws -> [(String, (any DatabaseValueConvertible)?)] {
-        guard !spot.name.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw InputError("a spot needs a name: give --name NAME")
-        }
-        _ = try Coordinate(validatingLatitude: spot.coordinate.latitude, longitude: spot.coordinate.longitude)
+        try checkStorable(spot)
         return [
             ("id", spot.id.storeKey), ("name", spot.name), ("folded_name", TextFolding.fold(spot.name)),
             ("lat", spot.coordinate.latitude), ("lon", spot.coordinate.longitude), ("category", spot.category),
@@ -397,7 +419,7 @@ public final class SpotStore: Sendable {
 
     static func insert(_ visit: Visit, _ db: Database) throws {
         if let spotID = visit.spotID, try rowid(of: spotID, db) == nil {
-            throw InputError("unknown spot '\(spotID.storeKey)': the visit's spot is not saved")
+            throw unknownVisitSpot(spotID)
         }
         try db.execute(sql: """
             INSERT OR REPLACE INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path)
@@ -499,20 +521,21 @@ extension UUID {
     public var storeKey: String { uuidString.lowercased() }
 }
 
-/// JSON for the columns that hold structured values. Default date coding keeps `Date`s bit-exact.
-enum SpotCoding {
-    static func jsonText<T: Encodable>(_ value: T) throws -> String {
+/// JSON for the columns that hold structured values. Default date coding keeps `Date`s bit-exact. Public so the
+/// PostgreSQL store writes the same column text.
+public enum SpotCoding {
+    public static func jsonText<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }
 
     /// Most spots have no tags or attachments: skip the decoder for `[]`, which keeps `near` fast.
-    static func decodeList<T: Decodable & RangeReplaceableCollection>(_ type: T.Type, _ text: String) throws -> T {
+    public static func decodeList<T: Decodable & RangeReplaceableCollection>(_ type: T.Type, _ text: String) throws -> T {
         text == "[]" ? T() : try decode(type, text)
     }
 }
