@@ -67,6 +67,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                // Only to read a home's SQLite files for `places storage migrate`.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PostgresStorage"),
 

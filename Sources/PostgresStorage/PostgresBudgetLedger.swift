@@ -16,6 +16,9 @@ public final class PostgresBudgetLedger: Sendable {
     public let policy: BudgetPolicy
     private let clock: @Sendable () -> Date
 
+    /// Names "the budget ledger" among advisory locks: every reservation and refund takes it for its transaction.
+    static let lockKey: Int64 = 0x706C_6163_6573_4231  // "placesB1"
+
     public init(database: PostgresDatabase, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.policy = policy
@@ -99,6 +102,23 @@ public final class PostgresBudgetLedger: Sendable {
         return try rows.first?.decode(Int.self) ?? 0
     }
 
+    /// Recomputes the running totals from the charges (after charges were copied in); the caller holds ``lockKey``.
+    static func rebuildTotals(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("DELETE FROM budget_window", logger: logger)
+        try await connection.query("""
+            INSERT INTO budget_window (scope, period, key, spent)
+            SELECT provider, 'day', day, sum(cost) FROM budget_charge WHERE state <> 'refunded' GROUP BY provider, day
+            UNION ALL SELECT provider, 'month', month, sum(cost) FROM budget_charge WHERE state <> 'refunded' GROUP BY provider, month
+            UNION ALL SELECT '*', 'day', day, sum(cost) FROM budget_charge WHERE state <> 'refunded' GROUP BY day
+            UNION ALL SELECT '*', 'month', month, sum(cost) FROM budget_charge WHERE state <> 'refunded' GROUP BY month
+            """, logger: logger)
+        try await connection.query("DELETE FROM budget_sku_calls", logger: logger)
+        try await connection.query("""
+            INSERT INTO budget_sku_calls (sku, month, calls)
+            SELECT sku, month, count(*) FROM budget_charge WHERE state <> 'refunded' GROUP BY sku, month
+            """, logger: logger)
+    }
+
     // MARK: Limits and reports
 
     /// Persists limits for one provider (or overall when `provider` is nil); a `nil` period is left as it was.
@@ -127,7 +147,8 @@ public final class PostgresBudgetLedger: Sendable {
             var limits: [String: MicroDollars?] = [:]   // "scope|period" → amount (nil = explicitly unlimited)
             for try await (scope, period, amount) in try await connection.query(
                 "SELECT scope, period, amount FROM budget_limit", logger: logger).decode((String, String, Int64?).self) {
-                limits["\(scope)|\(period)"] = amount.map(MicroDollars.init)
+                // `updateValue`: a stored NULL ("no cap") must stay in the dictionary, not remove the key.
+                limits.updateValue(amount.map(MicroDollars.init), forKey: "\(scope)|\(period)")
             }
             func limit(_ scope: String?, _ period: BudgetPeriod) -> MicroDollars? {
                 if let stored = limits["\(scope ?? "*")|\(period.rawValue)"] { return stored }

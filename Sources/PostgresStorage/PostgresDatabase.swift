@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// How `places` talks to PostgreSQL: the URL, the pool's size, and how long a request waits for a connection.
 public struct PostgresStorageConfiguration: Sendable, Hashable {
@@ -41,8 +42,14 @@ public final class PostgresDatabase: Sendable {
     let lockClient: PostgresClient
     let logger: Logger
     private let runner: Task<Void, Never>
+    /// Whether this process has brought the schema up to date yet.
+    let schema = SchemaGate()
 
-    private init(configuration: PostgresStorageConfiguration, logger: Logger) throws(PostgresURLError) {
+    /// Starts the pools (connecting lazily) without waiting for the server: opening never blocks, so a process whose
+    /// database is down still starts and serves what needs no database. The schema is brought up to date by the
+    /// first request (or by ``open(_:logger:)``), once per process.
+    /// - Throws: ``PostgresURLError`` for a TLS setting that cannot be honoured (an unreadable `sslrootcert`).
+    public init(_ configuration: PostgresStorageConfiguration, logger: Logger = PostgresDatabase.quietLogger) throws(PostgresURLError) {
         self.configuration = configuration
         self.logger = logger
         let tls = try Self.tls(for: configuration.url)
@@ -71,15 +78,23 @@ public final class PostgresDatabase: Sendable {
     /// - Throws: ``StorageUnavailable`` when the server cannot be reached within the timeout; ``PostgresURLError`` for a
     ///   TLS setting that cannot be honoured; ``PostgresStatementError`` when a migration is refused.
     public static func open(_ configuration: PostgresStorageConfiguration,
-                            logger: Logger = Logger(label: "places.postgres")) async throws -> PostgresDatabase {
-        let database = try PostgresDatabase(configuration: configuration, logger: logger)
+                            logger: Logger = PostgresDatabase.quietLogger) async throws -> PostgresDatabase {
+        let database = try PostgresDatabase(configuration, logger: logger)
         do {
-            try await PostgresMigrations.apply(database)
+            try await database.schema.ensure(database)
         } catch {
             database.close()
             throw error
         }
         return database
+    }
+
+    /// The pool's background log, warnings and worse only: a refused connection attempt is reported to the request
+    /// that needed it (``StorageUnavailable``), not once more per retry on stderr.
+    public static var quietLogger: Logger {
+        var logger = Logger(label: "places.postgres")
+        logger.logLevel = .warning
+        return logger
     }
 
     /// Stops the pools; requests still waiting fail with ``StorageUnavailable``.
@@ -116,6 +131,13 @@ public final class PostgresDatabase: Sendable {
     /// finish within `timeout` (the configured one by default), and every database error is classified.
     func withConnection<T: Sendable>(timeout: Duration? = nil, pool: PoolKind = .stores,
                                      _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await schema.ensure(self)
+        return try await withoutSchemaCheck(timeout: timeout, pool: pool, body)
+    }
+
+    /// ``withConnection(timeout:pool:_:)`` for the migrations themselves.
+    func withoutSchemaCheck<T: Sendable>(timeout: Duration? = nil, pool: PoolKind = .stores,
+                                         _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = pool == .stores ? client : lockClient
         let endpoint = configuration.url.endpoint
         let limit = timeout ?? configuration.timeout
@@ -182,5 +204,40 @@ extension PostgresDatabase {
     /// The versions recorded in `places_schema_migrations`, in order.
     func appliedMigrations() async throws -> [Int] {
         try await rows("SELECT version FROM places_schema_migrations ORDER BY version").map { try $0.decode(Int.self) }
+    }
+}
+
+/// Applies the migrations once per process: the first request runs them, requests arriving meanwhile wait for that
+/// run, and a failed run (the server was down) is retried by the next request.
+final class SchemaGate: Sendable {
+    private let state = Mutex<State>(.pending)
+
+    private enum State: Sendable {
+        case pending
+        case running(Task<Void, any Error>)
+        case current
+    }
+
+    func ensure(_ database: PostgresDatabase) async throws {
+        let task: Task<Void, any Error>? = state.withLock { state in
+            switch state {
+            case .current: return nil
+            case .running(let task): return task
+            case .pending:
+                let task = Task { try await PostgresMigrations.apply(database) }
+                state = .running(task)
+                return task
+            }
+        }
+        guard let task else { return }
+        do {
+            try await task.value
+            state.withLock { $0 = .current }
+        } catch {
+            state.withLock { state in
+                if case .running = state { state = .pending }
+            }
+            throw error
+        }
     }
 }

@@ -17,35 +17,51 @@ enum PostgresMigrations {
     static let lockKey: Int64 = 0x706C_6163_6573_4D31  // "placesM1"
 
     static let all: [Migration] = [
-        Migration(version: 1, name: "lookup cache, budget ledger, spots and visits", statements: lookupCache + budgetLedger + spots),
+        Migration(version: 1, name: "lookup cache, budget ledger, spots and visits", statements: lookupCache + budgetLedger + spots + imports),
     ]
 
     static func apply(_ database: PostgresDatabase) async throws {
-        try await database.withTransaction { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: database.logger)
-            try await connection.query("""
-                CREATE TABLE IF NOT EXISTS places_schema_migrations (
-                    version integer PRIMARY KEY,
-                    name text NOT NULL,
-                    applied_at timestamptz NOT NULL DEFAULT now())
-                """, logger: database.logger)
-            var applied = Set<Int>()
-            for try await version in try await connection.query("SELECT version FROM places_schema_migrations",
-                                                                 logger: database.logger).decode(Int.self) {
-                applied.insert(version)
-            }
-            for migration in all where !applied.contains(migration.version) {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
-                }
+        let logger = database.logger
+        // Within the request timeout, waiting included: if another instance's migration takes longer, this request
+        // fails as "storage unavailable" and the next one tries again.
+        try await database.withoutSchemaCheck { connection in
+            try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
                 try await connection.query("""
-                    INSERT INTO places_schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))
-                    """, logger: database.logger)
+                    CREATE TABLE IF NOT EXISTS places_schema_migrations (
+                        version integer PRIMARY KEY,
+                        name text NOT NULL,
+                        applied_at timestamptz NOT NULL DEFAULT now())
+                    """, logger: logger)
+                var applied = Set<Int>()
+                for try await version in try await connection.query("SELECT version FROM places_schema_migrations",
+                                                                     logger: logger).decode(Int.self) {
+                    applied.insert(version)
+                }
+                for migration in all where !applied.contains(migration.version) {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("""
+                        INSERT INTO places_schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))
+                        """, logger: logger)
+                }
             }
         }
     }
 
     // MARK: v1
+
+    /// Which SQLite files `places storage migrate` has copied charges from (charges have no natural key).
+    static let imports = [
+        """
+        CREATE TABLE places_import (
+            source text NOT NULL,
+            what text NOT NULL,
+            copied_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (source, what))
+        """,
+    ]
 
     /// The lookup cache: the same columns as the SQLite cache; times are seconds since 1970 so an injected clock works.
     static let lookupCache = [
@@ -68,7 +84,7 @@ enum PostgresMigrations {
     /// The budget ledger. Charges as in SQLite, plus running totals per window (`budget_window`) and calls per SKU and
     /// month (`budget_sku_calls`) so a reservation checks its limits without summing the month's charges. Reserving
     /// and refunding are functions that take one advisory lock: one round trip each, atomic across every instance.
-    static let budgetLedger = [
+    static let budgetLedger: [String] = [
         """
         CREATE TABLE budget_charge (
             id bigserial PRIMARY KEY,
@@ -120,7 +136,7 @@ enum PostgresMigrations {
             v_id bigint;
             w record;
         BEGIN
-            PERFORM pg_advisory_xact_lock(7020383101096267057);
+            PERFORM pg_advisory_xact_lock(\(PostgresBudgetLedger.lockKey));
             IF p_allowance > 0 THEN
                 SELECT calls INTO v_calls FROM budget_sku_calls WHERE sku = p_sku AND month = p_month;
                 IF COALESCE(v_calls, 0) < p_allowance THEN v_cost := 0; END IF;
@@ -158,7 +174,7 @@ enum PostgresMigrations {
         DECLARE
             c budget_charge%ROWTYPE;
         BEGIN
-            PERFORM pg_advisory_xact_lock(7020383101096267057);
+            PERFORM pg_advisory_xact_lock(\(PostgresBudgetLedger.lockKey));
             UPDATE budget_charge SET state = 'refunded' WHERE id = p_id AND state <> 'refunded' RETURNING * INTO c;
             IF NOT FOUND THEN RETURN false; END IF;
             UPDATE budget_window SET spent = spent - c.cost

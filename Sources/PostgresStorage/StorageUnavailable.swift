@@ -30,8 +30,13 @@ enum PostgresErrors {
     /// Turns what postgres-nio, the pool and NIO throw into the two errors the stores report.
     static func classify(_ error: any Error, endpoint: String) -> any Error {
         switch error {
-        case is StorageUnavailable, is PostgresStatementError, is CancellationError:
-            return error
+        case let transaction as PostgresTransactionError:
+            // The closure's own error (an InputError from a store rule) is what the caller should see.
+            if let inner = transaction.closureError { return classify(inner, endpoint: endpoint) }
+            if let inner = transaction.beginError ?? transaction.commitError ?? transaction.rollbackError {
+                return classify(inner, endpoint: endpoint)
+            }
+            return StorageUnavailable(endpoint: endpoint, reason: "the transaction failed")
         case let psql as PSQLError:
             if psql.code == .server, let info = psql.serverInfo {
                 let state = info[.sqlState]
@@ -43,8 +48,14 @@ enum PostgresErrors {
                 return PostgresStatementError(sqlState: state, message: info[.message] ?? "error \(state ?? "unknown")")
             }
             return StorageUnavailable(endpoint: endpoint, reason: reason(of: psql))
-        default:
+        case is IOError, is NIOConnectionError, is ChannelError:
             return StorageUnavailable(endpoint: endpoint, reason: plain(error))
+        default:
+            // The pool's own errors (shut down, circuit breaker tripped) have no public type outside an underscored
+            // module; everything else (a store rule's InputError, cancellation) passes through as it is.
+            let type = String(reflecting: Swift.type(of: error))
+            if type.contains("ConnectionPoolError") { return StorageUnavailable(endpoint: endpoint, reason: plain(error)) }
+            return error
         }
     }
 

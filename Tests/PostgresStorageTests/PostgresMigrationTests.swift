@@ -7,13 +7,13 @@ import Testing
     @Test func instancesStartingTogetherApplyEachMigrationOnce() async throws {
         let url = try await PostgresTestCluster.freshDatabase()
         let databases = try await withThrowingTaskGroup(of: PostgresDatabase.self) { group in
-            for _ in 0..<4 { group.addTask { try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1)) } }
+            for _ in 0..<4 { group.addTask { try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: testTimeout)) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         defer { for database in databases { database.close() } }
         #expect(try await databases[0].appliedMigrations() == [1])
         // A later start finds nothing to do.
-        let again = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1))
+        let again = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: testTimeout))
         defer { again.close() }
         #expect(try await again.appliedMigrations() == [1])
     }
@@ -37,7 +37,7 @@ import Testing
         let fresh = try await PostgresTestCluster.freshDatabase()
         var url = fresh
         url.sslMode = .require
-        let database = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1))
+        let database = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: testTimeout))
         defer { database.close() }
         let ssl = try await database.rows("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").first?.decode(Bool.self)
         #expect(ssl == true)

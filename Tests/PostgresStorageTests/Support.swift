@@ -11,10 +11,13 @@ extension Trait where Self == ConditionTrait {
     }
 }
 
+/// Generous: the machine running the tests may be busy building; a request that needs longer is still a failure.
+let testTimeout: Duration = .seconds(30)
+
 /// Opens a fresh database on the test cluster (migrated), runs `body`, closes the pool.
 func withFreshDatabase<T>(poolSize: Int = 4, _ body: (PostgresDatabase) async throws -> T) async throws -> T {
     let url = try await PostgresTestCluster.freshDatabase()
-    let database = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: poolSize))
+    let database = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: poolSize, timeout: testTimeout))
     defer { database.close() }
     return try await body(database)
 }
