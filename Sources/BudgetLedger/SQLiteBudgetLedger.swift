@@ -91,7 +91,7 @@ public final class SQLiteBudgetLedger: BudgetLedger {
         ]
         for (scope, period, key) in checks {
             guard let limit = try limit(db, scope: scope, period: period) else { continue }
-            let spent = try spent(db, provider: scope, period: period, key: key)
+            let spent = try totals(db, provider: scope, period: period, key: key).spent
             if spent + cost > limit {
                 return BudgetDenial(limitedProvider: scope, period: period, limit: limit, spent: spent, requested: cost)
             }
@@ -99,26 +99,17 @@ public final class SQLiteBudgetLedger: BudgetLedger {
         return nil
     }
 
-    private func spent(_ db: Database, provider: String?, period: BudgetPeriod, key: String) throws -> MicroDollars {
+    /// What the non-refunded charges of one period add up to, and how many there are.
+    private func totals(_ db: Database, provider: String?, period: BudgetPeriod, key: String) throws -> (spent: MicroDollars, calls: Int) {
         let column = period == .day ? "day" : "month"
-        var sql = "SELECT COALESCE(SUM(cost), 0) FROM charge WHERE \(column) = ? AND state != 'refunded'"
+        var sql = "SELECT COALESCE(SUM(cost), 0), COUNT(*) FROM charge WHERE \(column) = ? AND state != 'refunded'"
         var arguments: StatementArguments = [key]
         if let provider {
             sql += " AND provider = ?"
             _ = arguments.append(contentsOf: [provider])
         }
-        return MicroDollars(try Int64.fetchOne(db, sql: sql, arguments: arguments) ?? 0)
-    }
-
-    private func calls(_ db: Database, provider: String?, period: BudgetPeriod, key: String) throws -> Int {
-        let column = period == .day ? "day" : "month"
-        var sql = "SELECT COUNT(*) FROM charge WHERE \(column) = ? AND state != 'refunded'"
-        var arguments: StatementArguments = [key]
-        if let provider {
-            sql += " AND provider = ?"
-            _ = arguments.append(contentsOf: [provider])
-        }
-        return try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+        guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { return (.zero, 0) }
+        return (MicroDollars(row[0] as Int64), row[1])
     }
 
     /// A limit set with `places budget set` wins over the configured one.
@@ -162,11 +153,11 @@ public final class SQLiteBudgetLedger: BudgetLedger {
         let (day, month) = policy.periodKeys(for: clock())
         return try await pool.read { db in
             func figures(_ provider: String?, _ period: BudgetPeriod, _ key: String) throws -> BudgetReport.PeriodFigures {
-                let spent = try spent(db, provider: provider, period: period, key: key)
+                let (spent, calls) = try totals(db, provider: provider, period: period, key: key)
                 let limit = try limit(db, scope: provider, period: period)
                 return BudgetReport.PeriodFigures(
                     spent: spent, limit: limit, remaining: limit.map { max(.zero, $0 - spent) },
-                    calls: try calls(db, provider: provider, period: period, key: key))
+                    calls: calls)
             }
             var names = Set(policy.providers.keys)
             names.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT provider FROM charge WHERE month = ?", arguments: [month]))
