@@ -162,11 +162,13 @@ let package = Package(
             dependencies: ["LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]),
         .testTarget(name: "StoreSupportTests", dependencies: ["StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
-        .testTarget(name: "LookupCacheTests", dependencies: ["LookupCache", "StoreTestSupport"]),
-        .testTarget(name: "BudgetLedgerTests", dependencies: ["BudgetLedger", "StoreTestSupport"]),
+        // The contract suites run against SQLite and PostgreSQL.
+        .testTarget(name: "LookupCacheTests", dependencies: ["LookupCache", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
+        .testTarget(name: "BudgetLedgerTests", dependencies: ["BudgetLedger", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
         .testTarget(
             name: "SpotStoreTests",
-            dependencies: ["SpotStore", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["SpotStore", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster",
+                           .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ProvidersTests",
             dependencies: [
@@ -188,7 +190,7 @@ let package = Package(
             path: "Tests/PostgresTestCluster", exclude: ["cluster.sh"]),
         .testTarget(
             name: "PostgresStorageTests",
-            dependencies: ["PostgresStorage", "PostgresTestCluster", "LookupCache", "BudgetLedger", "SpotStore", "PlacesCore"]),
+            dependencies: ["PostgresStorage", "PostgresTestCluster", "LookupCache", "BudgetLedger", "SpotStore", "PlacesCore", "PlacesConfig"]),
         .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",

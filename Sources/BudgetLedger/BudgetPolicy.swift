@@ -36,8 +36,7 @@ public struct BudgetPolicy: Sendable, Hashable {
         self.freeCallsPerMonth = freeCallsPerMonth
     }
 
-    /// `2026-11-21` and `2026-11` for `date` in the policy's zone (public so every ledger implementation
-    /// keys its windows the same way).
+    /// `2026-11-21` and `2026-11` for `date` in the policy's zone: the day and month a charge counts against.
     public func periodKeys(for date: Date) -> (day: String, month: String) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
@@ -49,12 +48,14 @@ public struct BudgetPolicy: Sendable, Hashable {
 
 /// A granted reservation: the money is counted as spent until ``BudgetLedger/refund(_:)``.
 public struct Reservation: Sendable, Hashable {
+    /// The ledger's id for the charge; `0` for a free call, which is not recorded.
     public var id: Int64
     public var provider: String
     public var sku: String
     /// What the call counts against the budget: zero when it falls inside the SKU's free allowance.
     public var cost: MicroDollars
     public var listPrice: MicroDollars
+    public var isFree: Bool { cost == .zero && listPrice > .zero }
 
     public init(id: Int64, provider: String, sku: String, cost: MicroDollars, listPrice: MicroDollars) {
         self.id = id
@@ -63,8 +64,6 @@ public struct Reservation: Sendable, Hashable {
         self.cost = cost
         self.listPrice = listPrice
     }
-
-    public var isFree: Bool { cost == .zero && listPrice > .zero }
 }
 
 /// Why a paid call was not allowed. The pipeline turns it into `budget_exhausted` and a stderr note.

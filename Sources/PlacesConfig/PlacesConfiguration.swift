@@ -50,6 +50,9 @@ public struct PlacesConfiguration: Sendable {
             providers[name] = try ProviderSettings(name: name, section: sections[name], file: label)
         }
         self.providers = providers
+        // `[storage]` is read where the stores are opened (with the environment); its keys are checked here, so a
+        // typo is reported by every command.
+        _ = try StorageSettings(root: root, environment: [:])
     }
 
     /// Reads `url`; a missing file gives the defaults.

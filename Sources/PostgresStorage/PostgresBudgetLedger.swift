@@ -11,15 +11,15 @@ import PostgresNIO
 /// processes and hosts race for them. Days and months are keyed in the policy's zone, as SQLite's are. Settle and
 /// refund as there; in addition ``refundDangling(olderThan:)`` returns reservations whose call cannot still be
 /// running (older than the provider timeout): the process that made them died before settling.
-public final class PostgresBudgetLedger: Sendable {
-    public let database: PostgresDatabase
+public final class PostgresBudgetLedger: BudgetLedger {
+    public let database: SharedDatabase
     public let policy: BudgetPolicy
     private let clock: @Sendable () -> Date
 
     /// Names "the budget ledger" among advisory locks: every reservation and refund takes it for its transaction.
     static let lockKey: Int64 = 0x706C_6163_6573_4231  // "placesB1"
 
-    public init(database: PostgresDatabase, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(database: SharedDatabase, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.policy = policy
         self.clock = clock

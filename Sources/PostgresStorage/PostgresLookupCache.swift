@@ -10,8 +10,8 @@ import PostgresNIO
 ///   transaction-scoped advisory lock on the key's hash; another instance missing the same key waits on it, then
 ///   reads the cache again and finds the answer the first one stored, so the provider is called once.
 /// - ``purgeExpired(batchSize:)``: the periodic purge, which one instance at a time runs (a try-lock), in batches.
-public final class PostgresLookupCache: Sendable {
-    public let database: PostgresDatabase
+public final class PostgresLookupCache: LookupCacheStore {
+    public let database: SharedDatabase
     public let configuration: LookupCacheConfiguration
     private let clock: @Sendable () -> Date
 
@@ -20,7 +20,10 @@ public final class PostgresLookupCache: Sendable {
     /// Names "the periodic purge".
     static let purgeLockKey: Int64 = 0x706C_6163_6573_5031  // "placesP1"
 
-    public init(database: PostgresDatabase, configuration: LookupCacheConfiguration = LookupCacheConfiguration(),
+    /// The database's URL, password redacted.
+    public var location: String { database.configuration.url.description }
+
+    public init(database: SharedDatabase, configuration: LookupCacheConfiguration = LookupCacheConfiguration(),
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.configuration = configuration

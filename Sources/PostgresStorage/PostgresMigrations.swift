@@ -20,7 +20,7 @@ enum PostgresMigrations {
         Migration(version: 1, name: "lookup cache, budget ledger, spots and visits", statements: lookupCache + budgetLedger + spots + imports),
     ]
 
-    static func apply(_ database: PostgresDatabase) async throws {
+    static func apply(_ database: SharedDatabase) async throws {
         let logger = database.logger
         // Within the request timeout, waiting included: if another instance's migration takes longer, this request
         // fails as "storage unavailable" and the next one tries again.

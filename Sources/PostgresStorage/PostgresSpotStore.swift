@@ -10,10 +10,10 @@ import SpotStore
 /// so a spot moved from one store to the other compares equal. `near` and `nearest` go through a GiST index on
 /// `point(lon, lat)`: the radius's bounding box picks candidates with `<@`, the haversine distance from ``GeoMath``
 /// decides, exactly as the SQLite store's R*Tree does.
-public final class PostgresSpotStore: Sendable {
-    public let database: PostgresDatabase
+public final class PostgresSpotStore: SpotStore {
+    public let database: SharedDatabase
 
-    public init(database: PostgresDatabase) {
+    public init(database: SharedDatabase) {
         self.database = database
     }
 
@@ -31,7 +31,7 @@ public final class PostgresSpotStore: Sendable {
 
     /// Saves many new spots in one transaction: all of them or, if anything fails, none.
     public func add(_ spots: [Spot]) async throws {
-        for spot in spots { try SpotStore.checkStorable(spot) }
+        for spot in spots { try SpotRules.checkStorable(spot) }
         try await transaction { connection in
             for spot in spots { try await Self.insert(spot, connection) }
         }
@@ -40,14 +40,17 @@ public final class PostgresSpotStore: Sendable {
     /// Finds the spot `reference` names, changes it, stamps `updatedAt`, and saves it, all in one transaction with
     /// the row locked, so two editors on two instances never lose each other's change.
     @discardableResult
-    public func update(_ reference: String, now: Date = Date(), _ change: @escaping @Sendable (inout Spot) throws -> Void) async throws -> Spot {
-        try await transaction { connection in
-            var spot = try await Self.resolve(reference, lock: true, connection)
-            try change(&spot)
-            spot.updatedAt = now.roundedToMilliseconds
-            try SpotStore.checkStorable(spot)
-            try await Self.replace(spot, connection)
-            return spot
+    public func update(_ reference: String, now: Date = Date(), _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot {
+        // The transaction runs (and ends) within this call: `change` is only used before it returns.
+        try await withoutActuallyEscaping(change) { change in
+            try await transaction { connection in
+                var spot = try await Self.resolve(reference, lock: true, connection)
+                try change(&spot)
+                spot.updatedAt = now.roundedToMilliseconds
+                try SpotRules.checkStorable(spot)
+                try await Self.replace(spot, connection)
+                return spot
+            }
         }
     }
 
@@ -64,7 +67,7 @@ public final class PostgresSpotStore: Sendable {
     /// Imports spots and visits in one transaction. With `replacing`, everything already stored is deleted first;
     /// otherwise spots whose id exists are updated in place.
     public func importAll(spots: [Spot], visits: [Visit], replacing: Bool) async throws {
-        for spot in spots { try SpotStore.checkStorable(spot) }
+        for spot in spots { try SpotRules.checkStorable(spot) }
         try await transaction { connection in
             if replacing {
                 try await connection.query("DELETE FROM visit", logger: Self.logger)
@@ -253,12 +256,12 @@ public final class PostgresSpotStore: Sendable {
            let spot = try await spots(selectSpots.sql("WHERE id = ").bind(id.storeKey).sql(locking), connection).first {
             return spot
         }
-        try SpotStore.checkIDPrefix(key, reference: reference)
+        try SpotRules.checkIDPrefix(key, reference: reference)
         // `LIKE` with the prefix escaped: an id prefix holds only hex digits and dashes, but be exact anyway.
         let pattern = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_") + "%"
         let matches = try await spots(selectSpots.sql("WHERE id LIKE ").bind(pattern).sql(" ORDER BY id LIMIT 2" + locking), connection)
-        return try SpotStore.onlyMatch(matches, reference: reference)
+        return try SpotRules.onlyMatch(matches, reference: reference)
     }
 
     static func rowid(of id: UUID, _ connection: PostgresConnection) async throws -> Int64? {
@@ -302,7 +305,7 @@ public final class PostgresSpotStore: Sendable {
 
     static func insert(_ visit: Visit, _ connection: PostgresConnection) async throws {
         if let spotID = visit.spotID, try await rowid(of: spotID, connection) == nil {
-            throw SpotStore.unknownVisitSpot(spotID)
+            throw SpotRules.unknownVisitSpot(spotID)
         }
         try await connection.query("""
             INSERT INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path)
@@ -339,16 +342,20 @@ public final class PostgresSpotStore: Sendable {
 
     private struct Candidate: Sendable { var rowid: Int64; var distance: Double }
 
-    /// Spots inside the radius's bounding box (the GiST index answers `<@`), with their exact distances.
+    /// Spots inside the radius's bounding box (the GiST index answers `<@`; a box across the antimeridian is asked as
+    /// two), with their exact distances.
     private static func candidates(_ center: Coordinate, radius: Double, _ connection: PostgresConnection) async throws -> [Candidate] {
         let box = GeoMath.boundingBox(around: center, radius: radius)
         var result: [Candidate] = []
-        let rows = try await connection.query("""
-            SELECT rowid, lat, lon FROM spot
-            WHERE point(lon, lat) <@ box(point(\(box.minLongitude), \(box.minLatitude)), point(\(box.maxLongitude), \(box.maxLatitude)))
-            """, logger: logger)
-        for try await (rowid, lat, lon) in rows.decode((Int64, Double, Double).self) {
-            result.append(Candidate(rowid: rowid, distance: GeoMath.distance(center, Coordinate(latitude: lat, longitude: lon))))
+        var seen = Set<Int64>()
+        for (west, east) in SpotRules.longitudeRanges(of: box, around: center) {
+            let rows = try await connection.query("""
+                SELECT rowid, lat, lon FROM spot
+                WHERE point(lon, lat) <@ box(point(\(west), \(box.minLatitude)), point(\(east), \(box.maxLatitude)))
+                """, logger: logger)
+            for try await (rowid, lat, lon) in rows.decode((Int64, Double, Double).self) where seen.insert(rowid).inserted {
+                result.append(Candidate(rowid: rowid, distance: GeoMath.distance(center, Coordinate(latitude: lat, longitude: lon))))
+            }
         }
         return result
     }

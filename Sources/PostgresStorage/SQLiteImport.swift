@@ -44,7 +44,7 @@ public enum SQLiteImport {
         }
     }
 
-    public static func copy(_ files: Files, into database: PostgresDatabase) async throws -> Report {
+    public static func copy(_ files: Files, into database: SharedDatabase) async throws -> Report {
         try await database.schema.ensure(database)
         var report = Report()
         if let source = try open(files.spots) {
@@ -99,7 +99,7 @@ public enum SQLiteImport {
     }
 
     /// Copies `rows` in one transaction; `insert` returns 1 when the row was new, 0 when PostgreSQL had it.
-    private static func copyRows(_ rows: [CopiedRow], _ database: PostgresDatabase,
+    private static func copyRows(_ rows: [CopiedRow], _ database: SharedDatabase,
                                  _ insert: @escaping @Sendable (CopiedRow, PostgresConnection) async throws -> Int) async throws -> Report.Count {
         try await database.withTransaction(timeout: .seconds(600)) { connection in
             var count = Report.Count()
@@ -110,7 +110,7 @@ public enum SQLiteImport {
         }
     }
 
-    private static func copySpots(_ spots: [CopiedRow], places: [CopiedRow], _ database: PostgresDatabase) async throws -> Report.Count {
+    private static func copySpots(_ spots: [CopiedRow], places: [CopiedRow], _ database: SharedDatabase) async throws -> Report.Count {
         var placesBySpot: [String: [String]] = [:]
         for row in places { placesBySpot[try row.get("spot_id", String.self), default: []].append(try row.get("place_id", String.self)) }
         return try await copyRows(spots, database) { [placesBySpot] row, connection in
@@ -134,7 +134,7 @@ public enum SQLiteImport {
         }
     }
 
-    private static func copyCharges(_ charges: [CopiedRow], source: String, _ database: PostgresDatabase) async throws -> Report.Count {
+    private static func copyCharges(_ charges: [CopiedRow], source: String, _ database: SharedDatabase) async throws -> Report.Count {
         try await database.withTransaction(timeout: .seconds(600)) { connection in
             let logger = database.logger
             // The ledger's lock: no reservation interleaves with the copy and the rebuilt totals.

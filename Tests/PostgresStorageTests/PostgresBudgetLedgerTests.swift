@@ -12,8 +12,8 @@ import Testing
     @Test func exactlyNReservationsSucceedAcrossTwoPoolsRacing() async throws {
         let url = try await PostgresTestCluster.freshDatabase()
         // Two pools: two processes as far as PostgreSQL can tell.
-        let first = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 8, timeout: testTimeout))
-        let second = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 8, timeout: testTimeout))
+        let first = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 8, timeout: testTimeout))
+        let second = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 8, timeout: testTimeout))
         defer { first.close(); second.close() }
         // 50,000 a day at 10,000 a call: 5 calls.
         let policy = BudgetPolicy(timeZone: TimeZone(identifier: "Europe/Helsinki")!,

@@ -74,8 +74,8 @@ import Testing
 
     @Test func oneFillAcrossTwoInstancesMissingTheSameKey() async throws {
         let url = try await PostgresTestCluster.freshDatabase()
-        let first = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: testTimeout))
-        let second = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: testTimeout))
+        let first = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: testTimeout))
+        let second = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: testTimeout))
         defer { first.close(); second.close() }
         let caches = [PostgresLookupCache(database: first), PostgresLookupCache(database: second)]
         let upstreamCalls = Counter()

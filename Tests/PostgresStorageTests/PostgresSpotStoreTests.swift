@@ -52,8 +52,8 @@ enum Landmarks {
 @Suite(.needsPostgres) struct PostgresSpotStoreTests {
     @Test func savedSpotsComeBackWithEveryFieldThroughAnotherPool() async throws {
         let url = try await PostgresTestCluster.freshDatabase()
-        let writer = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 2, timeout: testTimeout))
-        let reader = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 2, timeout: testTimeout))
+        let writer = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 2, timeout: testTimeout))
+        let reader = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 2, timeout: testTimeout))
         defer { writer.close(); reader.close() }
         let spot = Landmarks.fullyDescribed()
         try await PostgresSpotStore(database: writer).add(spot)
@@ -101,8 +101,8 @@ enum Landmarks {
 
     @Test func concurrentEditsOfOneSpotFromTwoPoolsLoseNothing() async throws {
         let url = try await PostgresTestCluster.freshDatabase()
-        let first = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: testTimeout))
-        let second = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: testTimeout))
+        let first = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: testTimeout))
+        let second = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: testTimeout))
         defer { first.close(); second.close() }
         let stores = [PostgresSpotStore(database: first), PostgresSpotStore(database: second)]
         let spot = Landmarks.all()[0]

@@ -15,9 +15,9 @@ extension Trait where Self == ConditionTrait {
 let testTimeout: Duration = .seconds(30)
 
 /// Opens a fresh database on the test cluster (migrated), runs `body`, closes the pool.
-func withFreshDatabase<T>(poolSize: Int = 4, _ body: (PostgresDatabase) async throws -> T) async throws -> T {
+func withFreshDatabase<T>(poolSize: Int = 4, _ body: (SharedDatabase) async throws -> T) async throws -> T {
     let url = try await PostgresTestCluster.freshDatabase()
-    let database = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url, poolSize: poolSize, timeout: testTimeout))
+    let database = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: poolSize, timeout: testTimeout))
     defer { database.close() }
     return try await body(database)
 }

@@ -56,6 +56,13 @@ public enum PostgresTestCluster {
         return admin
     }
 
+    /// For the store contract suites: creates a fresh database and returns an opener; each call of the opener gives
+    /// an independent pool on it, as another process would open it. Generous timeouts: the machine may be busy.
+    public static func freshStorage() async throws -> @Sendable () async throws -> SharedDatabase {
+        let url = try await freshDatabase()
+        return { try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: .seconds(30))) }
+    }
+
     /// Runs `cluster.sh pause|resume` on the test cluster: stops the server keeping its data, or starts it again on the
     /// same port.
     public static func control(_ verb: String) throws {

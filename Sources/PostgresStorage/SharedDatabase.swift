@@ -30,12 +30,12 @@ public struct PostgresStorageConfiguration: Sendable, Hashable {
 /// timeout so a database that is down gives a clear ``StorageUnavailable`` instead of a hang.
 ///
 /// ```swift
-/// let database = try await PostgresDatabase.open(PostgresStorageConfiguration(url: url))
+/// let database = try await SharedDatabase.open(PostgresStorageConfiguration(url: url))
 /// let ledger = PostgresBudgetLedger(database: database, policy: policy)
 /// ```
 ///
 /// The pool reconnects by itself: after PostgreSQL restarts, the next request gets a new connection.
-public final class PostgresDatabase: Sendable {
+public final class SharedDatabase: Sendable {
     public let configuration: PostgresStorageConfiguration
     let client: PostgresClient
     /// A second pool for the advisory locks of cross-instance single flight (see ``PostgresStorageConfiguration/lockPoolSize``).
@@ -49,7 +49,7 @@ public final class PostgresDatabase: Sendable {
     /// database is down still starts and serves what needs no database. The schema is brought up to date by the
     /// first request (or by ``open(_:logger:)``), once per process.
     /// - Throws: ``PostgresURLError`` for a TLS setting that cannot be honoured (an unreadable `sslrootcert`).
-    public init(_ configuration: PostgresStorageConfiguration, logger: Logger = PostgresDatabase.quietLogger) throws(PostgresURLError) {
+    public init(_ configuration: PostgresStorageConfiguration, logger: Logger = SharedDatabase.quietLogger) throws(PostgresURLError) {
         self.configuration = configuration
         self.logger = logger
         let tls = try Self.tls(for: configuration.url)
@@ -78,8 +78,8 @@ public final class PostgresDatabase: Sendable {
     /// - Throws: ``StorageUnavailable`` when the server cannot be reached within the timeout; ``PostgresURLError`` for a
     ///   TLS setting that cannot be honoured; ``PostgresStatementError`` when a migration is refused.
     public static func open(_ configuration: PostgresStorageConfiguration,
-                            logger: Logger = PostgresDatabase.quietLogger) async throws -> PostgresDatabase {
-        let database = try PostgresDatabase(configuration, logger: logger)
+                            logger: Logger = SharedDatabase.quietLogger) async throws -> SharedDatabase {
+        let database = try SharedDatabase(configuration, logger: logger)
         do {
             try await database.schema.ensure(database)
         } catch {
@@ -195,7 +195,7 @@ extension Duration {
     }
 }
 
-extension PostgresDatabase {
+extension SharedDatabase {
     /// The planner's plan for `sql`, one line per step: how tests prove an index answers a query.
     func explain(_ sql: String) async throws -> String {
         try await rows(PostgresQuery(unsafeSQL: "EXPLAIN " + sql)).map { try $0.decode(String.self) }.joined(separator: "\n")
@@ -218,7 +218,7 @@ final class SchemaGate: Sendable {
         case current
     }
 
-    func ensure(_ database: PostgresDatabase) async throws {
+    func ensure(_ database: SharedDatabase) async throws {
         let task: Task<Void, any Error>? = state.withLock { state in
             switch state {
             case .current: return nil
