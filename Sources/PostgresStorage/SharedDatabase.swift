@@ -196,9 +196,15 @@ extension Duration {
 }
 
 extension SharedDatabase {
-    /// The planner's plan for `sql`, one line per step: how tests prove an index answers a query.
+    /// The planner's plan for `sql` with sequential scans ruled out, one line per step: whether an index can answer
+    /// a query at all (on a handful of test rows the planner would rightly prefer a scan).
     func explain(_ sql: String) async throws -> String {
-        try await rows(PostgresQuery(unsafeSQL: "EXPLAIN " + sql)).map { try $0.decode(String.self) }.joined(separator: "\n")
+        let logger = logger
+        return try await withTransaction { connection in
+            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
+            return try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + sql), logger: logger).collect()
+                .map { try $0.decode(String.self) }.joined(separator: "\n")
+        }
     }
 
     /// The versions recorded in `places_schema_migrations`, in order.
