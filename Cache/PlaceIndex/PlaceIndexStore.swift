@@ -241,6 +241,29 @@ public final class PlaceIndexStore: Sendable {
                 CREATE INDEX place_by_importance ON place(importance);
                 """)
         }
+        migrator.registerMigration("v6: the most important places per name beginning") { db in
+            // Suggestions for one to three letters complete from here (see `NamePrefixes`) instead of ranking
+            // every name that starts with them. Filled once for what an older import left; imports keep it.
+            try db.execute(sql: """
+                CREATE TABLE name_prefix (
+                    prefix TEXT NOT NULL,
+                    importance REAL NOT NULL,
+                    place INTEGER NOT NULL,
+                    PRIMARY KEY (prefix, importance, place)
+                ) WITHOUT ROWID;
+                """)
+            for length in 1...NamePrefixes.longestPrefix {
+                try db.execute(sql: """
+                    INSERT OR IGNORE INTO name_prefix (prefix, importance, place)
+                    SELECT prefix, importance, rowid FROM (
+                        SELECT substr(search_name, 1, ?1) AS prefix, importance, rowid,
+                               row_number() OVER (PARTITION BY source, substr(search_name, 1, ?1) ORDER BY importance DESC) AS position
+                        FROM place
+                        WHERE kind != 'address' AND length(search_name) >= ?1 AND instr(substr(search_name, 1, ?1), ' ') = 0
+                    ) WHERE position <= ?2
+                    """, arguments: [length, NamePrefixes.perPrefix])
+            }
+        }
         return migrator
     }
 

@@ -14,6 +14,7 @@ public final class PlaceIndexWriter {
     public func removeSource(_ source: String) throws {
         for sql in [
             "DELETE FROM place_fts WHERE rowid IN (SELECT rowid FROM place WHERE source = ?)",
+            "DELETE FROM name_prefix WHERE place IN (SELECT rowid FROM place WHERE source = ?)",
             "DELETE FROM place_rtree WHERE id IN (SELECT rowid FROM place WHERE source = ?)",
             "DELETE FROM place WHERE source = ?",
             "DELETE FROM city_rtree WHERE id IN (SELECT geonameid FROM city WHERE source = ?)",
@@ -44,6 +45,7 @@ public final class PlaceIndexWriter {
             SELECT rowid, search_name, search_alt, brand, keywords, search_address FROM place WHERE source = ?
             """, arguments: [source])
         try saveTypoVocabulary()
+        try saveNamePrefixes()
         try db.execute(sql: """
             INSERT OR REPLACE INTO source (name, kind, imported_at, places, cities, bytes, checksum, format,
                 address_points, names, min_lat, max_lat, min_lon, max_lon)
@@ -113,6 +115,21 @@ public final class PlaceIndexWriter {
             }
             try insert.execute(arguments: arguments)
         }
+        if kind != .address, let first = nameWords.first {
+            namePrefixes.add(place: db.lastInsertedRowID, firstWord: first, importance: importance)
+        }
+    }
+
+    /// The most important places of this import for each beginning of a main name (see ``NamePrefixes``).
+    private var namePrefixes = NamePrefixes()
+
+    /// Writes this import's ``NamePrefixes``: what short suggestions ("s", "st", "sto") complete from.
+    private func saveNamePrefixes() throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO name_prefix (prefix, importance, place) VALUES (?, ?, ?)")
+        for (prefix, places) in namePrefixes.best {
+            for entry in places { try statement.execute(arguments: [prefix, entry.importance, entry.place]) }
+        }
+        namePrefixes = NamePrefixes()
     }
 
     private static func unique(_ words: [String]) -> [String] {
@@ -168,5 +185,44 @@ public final class PlaceIndexWriter {
         try db.cachedStatement(sql: "DELETE FROM place_fts WHERE rowid = ?").execute(arguments: [rowid])
         try db.cachedStatement(sql: "DELETE FROM place_rtree WHERE id = ?").execute(arguments: [rowid])
         try db.cachedStatement(sql: "DELETE FROM place WHERE rowid = ?").execute(arguments: [rowid])
+    }
+}
+
+/// For each beginning of one, two and three letters of a main name's first word, the places of one import
+/// with the highest importance, kept while the import inserts (a sort of every name afterwards cost a
+/// third of a second per prefix length for the world's cities).
+///
+/// The union over imports holds each prefix's overall top ``perPrefix``, so a source is replaced by
+/// deleting its rows alone. Short prefixes match a large share of all names; this is how the first
+/// keystrokes complete without ranking tens of thousands of matches.
+struct NamePrefixes {
+    /// Places kept per prefix and import: more than any suggestion list shows.
+    static let perPrefix = 32
+    /// The longest prefix kept; longer ones are specific enough for the full-text index.
+    static let longestPrefix = 3
+
+    struct Entry {
+        var importance: Double
+        var place: Int64
+    }
+
+    private(set) var best: [String: [Entry]] = [:]
+
+    mutating func add(place: Int64, firstWord: String, importance: Double) {
+        var prefix = String.UnicodeScalarView()
+        for scalar in firstWord.unicodeScalars.prefix(Self.longestPrefix) {
+            prefix.append(scalar)
+            Self.offer(Entry(importance: importance, place: place), to: &best[String(prefix), default: []])
+        }
+    }
+
+    /// Keeps `entry` if the list has room or it beats the list's least important place.
+    private static func offer(_ entry: Entry, to entries: inout [Entry]) {
+        if entries.count < perPrefix {
+            entries.append(entry)
+        } else if let weakest = entries.indices.min(by: { entries[$0].importance < entries[$1].importance }),
+                  entries[weakest].importance < entry.importance {
+            entries[weakest] = entry
+        }
     }
 }

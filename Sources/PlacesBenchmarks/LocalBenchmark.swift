@@ -11,7 +11,8 @@ import PlacesCore
 ///
 /// `--index PATH` keeps the index at PATH and, when PATH already holds one, skips the imports: for
 /// iterating on query speed without paying for an import each time. `--slowest N` (default 12) lists the
-/// N slowest searches and suggestions by CPU time with their kind, so a p99 names its cause.
+/// N slowest searches and suggestions by CPU time with their kind, so a p99 names its cause. `--only NAME`
+/// runs only the series whose name contains NAME (`--only suggest`).
 enum LocalBenchmark {
     static func run(arguments: [String]) async throws {
         func option(_ name: String) -> String? {
@@ -22,6 +23,7 @@ enum LocalBenchmark {
         }.map(\.element)
         let dataDirectory = positional.first.map { URL(fileURLWithPath: $0) } ?? defaultDataDirectory()
         let slowest = option("--slowest").flatMap(Int.init) ?? 12
+        let only = option("--only")
         let pbf = dataDirectory.appendingPathComponent("helsinki.osm.pbf")
         let cities = dataDirectory.appendingPathComponent("geonames-cities1000.txt.gz")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("places-bench-local-\(UUID().uuidString)")
@@ -29,6 +31,7 @@ enum LocalBenchmark {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
 
+        let series = Series(only: only, slowest: slowest)
         let index = try PlaceIndexStore(path: indexFile)
         if try index.isEmpty {
             let importer = LocalImporter(index: index)
@@ -70,83 +73,49 @@ enum LocalBenchmark {
             Coordinate(latitude: Double.random(in: box.lat, using: &generator), longitude: Double.random(in: box.lon, using: &generator))
         }
         let iterations = 2_000
-        try measure("local.search", iterations, slowest: slowest, label: { i in "\(searches[i % searches.count].0)" }) { i in
+        try series.measure("local.search", iterations, label: { i in "\(searches[i % searches.count].0)" }) { i in
             let (text, near) = searches[i % searches.count]
             _ = try index.search(text: text, near: near, limit: 10)
         }
         let labelled = try LocalQueryEvaluation.queries()
-        try measure("local.search.labelled", iterations, slowest: slowest, label: { i in
+        try series.measure("local.search.labelled", iterations, label: { i in
             let query = labelled[i % labelled.count]
             return "[\(query.kind)] \(query.query)\(query.near.map { " near \($0)" } ?? "")"
         }) { i in
             let query = labelled[i % labelled.count]
             _ = try index.search(text: query.query, near: query.near.flatMap { try? Coordinate(parsing: $0) }, limit: 10)
         }
-        try measure("local.nearby", iterations) { i in
+        try series.measure("local.nearby", iterations) { i in
             _ = try index.nearby(center: randomPoint(), radius: i % 2 == 0 ? 300 : 1_000, category: i % 2 == 0 ? "cafe" : nil)
         }
-        try measure("local.reverse", iterations) { _ in _ = try index.reverse(randomPoint()) }
+        try series.measure("local.reverse", iterations) { _ in _ = try index.reverse(randomPoint()) }
         let prefixes = ["m", "ma", "may", "maya b", "kia", "hel", "sto", "caf", "stri", "bur", "tukh", "rkio"]
-        try measure("local.suggest", iterations, slowest: slowest, label: { i in "\(prefixes[i % prefixes.count]) near" }) { i in
+        try series.measure("local.suggest", iterations, label: { i in "\(prefixes[i % prefixes.count]) near" }) { i in
             _ = try index.suggest(prefix: prefixes[i % prefixes.count], near: center)
         }
         let letters = "abcdefghijklmnoprstuvy".map(String.init)
-        try measure("local.suggest.one_letter", iterations, slowest: slowest,
+        try series.measure("local.suggest.one_letter", iterations,
                     label: { i in letters[i % letters.count] + (i % 2 == 0 ? " near" : "") }) { i in
             _ = try index.suggest(prefix: letters[i % letters.count], near: i % 2 == 0 ? center : nil)
         }
         // Two letters, with and without a point: the other prefixes short enough to match a large share of names.
         let pairs = ["ma", "sa", "ka", "be", "st", "la", "he", "ko", "po", "ch", "ne", "al"]
-        try measure("local.suggest.two_letters", iterations, slowest: slowest,
+        try series.measure("local.suggest.two_letters", iterations,
                     label: { i in pairs[i % pairs.count] + (i % 2 == 0 ? " near" : "") }) { i in
             _ = try index.suggest(prefix: pairs[i % pairs.count], near: i % 2 == 0 ? center : nil)
         }
         // What `places details --json` and an uncached server DETAILS do: read the place, give it its
         // city's time zone (for opening hours), encode the JSON.
         let ids = try index.nearby(center: center, radius: 2_000, limit: 500).map(\.id)
-        try measure("local.details", iterations) { i in
+        try series.measure("local.details", iterations) { i in
             var place = try index.place(id: ids[i % ids.count])!
             place.timeZone = try index.cities(near: [place.coordinate])[0]?.timeZone
             _ = try PlacesJSON.place(place)
         }
     }
 
-    /// Runs `body` `iterations` times and reports wall and CPU p50/p99; with `label`, also the `slowest`
-    /// distinct inputs by their median CPU time (and their worst), so a p99 can be traced to the queries behind it.
-    private static func measure(_ name: String, _ iterations: Int, slowest: Int = 0, label: ((Int) -> String)? = nil,
-                                _ body: (Int) throws -> Void) throws {
-        for i in 0..<50 { try body(i) }  // Warm the page cache and statement caches.
-        // Wall time is what a user waits; thread CPU time is the same work without the scheduler's
-        // share of a busy machine, so both are reported.
-        var wall: [Double] = [], cpu: [Double] = []
-        var byLabel: [String: [Double]] = [:]
-        wall.reserveCapacity(iterations)
-        cpu.reserveCapacity(iterations)
-        for i in 0..<iterations {
-            let startCPU = threadCPUSeconds()
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body(i)
-            wall.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            cpu.append((threadCPUSeconds() - startCPU) * 1e3)
-            if let label { byLabel[label(i), default: []].append(cpu.last!) }
-        }
-        wall.sort()
-        cpu.sort()
-        report("\(name).p50", percentile(wall, 50), "ms")
-        report("\(name).p99", percentile(wall, 99), "ms")
-        report("\(name).cpu.p50", percentile(cpu, 50), "ms")
-        report("\(name).cpu.p99", percentile(cpu, 99), "ms")
-        let medians = byLabel.mapValues { times in
-            let sorted = times.sorted()
-            return (median: percentile(sorted, 50), worst: sorted.last!)
-        }
-        for (key, time) in medians.sorted(by: { $0.value.median > $1.value.median }).prefix(slowest) {
-            print("  \(name).slowest", String(format: "cpu p50 %.3f ms max %.3f ms", time.median, time.worst), key)
-        }
-    }
-
     private static func processCPUSeconds() -> Double { cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) }
-    private static func threadCPUSeconds() -> Double { cpuSeconds(CLOCK_THREAD_CPUTIME_ID) }
+    fileprivate static func threadCPUSeconds() -> Double { cpuSeconds(CLOCK_THREAD_CPUTIME_ID) }
 
     private static func cpuSeconds(_ clock: clockid_t) -> Double {
         var spec = timespec()
@@ -154,7 +123,7 @@ enum LocalBenchmark {
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
-    private static func report(_ name: String, _ value: Double, _ unit: String) {
+    fileprivate static func report(_ name: String, _ value: Double, _ unit: String) {
         print(name, String(format: value >= 100 ? "%.0f" : "%.3f", value), unit)
     }
 
@@ -163,5 +132,45 @@ enum LocalBenchmark {
         URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("../shared/data").standardizedFileURL
+    }
+}
+
+/// How `places-bench local` runs each latency series: which ones (`--only`) and how many slowest inputs to list.
+private struct Series {
+    var only: String?
+    var slowest: Int
+
+    /// Runs `body` `iterations` times and reports wall and CPU p50/p99; with `label`, also the `slowest`
+    /// distinct inputs by their median CPU time (and their worst), so a p99 can be traced to the queries behind it.
+    func measure(_ name: String, _ iterations: Int, label: ((Int) -> String)? = nil, _ body: (Int) throws -> Void) throws {
+        if let only, !name.contains(only) { return }
+        for i in 0..<50 { try body(i) }  // Warm the page cache and statement caches.
+        // Wall time is what a user waits; thread CPU time is the same work without the scheduler's
+        // share of a busy machine, so both are reported.
+        var wall: [Double] = [], cpu: [Double] = []
+        var byLabel: [String: [Double]] = [:]
+        wall.reserveCapacity(iterations)
+        cpu.reserveCapacity(iterations)
+        for i in 0..<iterations {
+            let startCPU = LocalBenchmark.threadCPUSeconds()
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body(i)
+            wall.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            cpu.append((LocalBenchmark.threadCPUSeconds() - startCPU) * 1e3)
+            if let label { byLabel[label(i), default: []].append(cpu.last!) }
+        }
+        wall.sort()
+        cpu.sort()
+        LocalBenchmark.report("\(name).p50", percentile(wall, 50), "ms")
+        LocalBenchmark.report("\(name).p99", percentile(wall, 99), "ms")
+        LocalBenchmark.report("\(name).cpu.p50", percentile(cpu, 50), "ms")
+        LocalBenchmark.report("\(name).cpu.p99", percentile(cpu, 99), "ms")
+        let medians = byLabel.mapValues { times in
+            let sorted = times.sorted()
+            return (median: percentile(sorted, 50), worst: sorted.last!)
+        }
+        for (key, time) in medians.sorted(by: { $0.value.median > $1.value.median }).prefix(slowest) {
+            print("  \(name).slowest", String(format: "cpu p50 %.3f ms max %.3f ms", time.median, time.worst), key)
+        }
     }
 }
