@@ -141,25 +141,38 @@ struct LocalSearch {
         }
     }
 
-    /// Places around `center` with a name word beginning with `prefix`, best first: the first 1 km, then
-    /// 5 km when that holds fewer than `limit`. Scored like ``ranked(_:within:around:nameWordStartingWith:)``
-    /// with near, a main name that begins with the prefix counting as the best match.
+    /// Places around `center` with a name word beginning with `prefix`, best first: the box of 1 km around
+    /// it, then, when that holds fewer than `limit`, the ring out to 5 km (the R*Tree skips the inner box's
+    /// entries before their rows are read, so nothing is read twice). Scored like
+    /// ``ranked(_:within:around:nameWordStartingWith:)`` with near, a main name that begins with the
+    /// prefix counting as the best match.
     private func neighbours(around center: Coordinate, namedWith prefix: String) throws -> [Hit] {
         var hits: [(hit: Hit, distance: Double)] = []
-        for radius in [1_000.0, 5_000.0] {
-            let box = GeoMath.boundingBox(around: center, radius: radius)
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT p.rowid, p.lat, p.lon, p.importance, substr(p.search_name, 1, length(?1)) = ?1 AS begins,
-                       p.search_name = ?1 AS whole_name
-                FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
-                WHERE r.max_lat >= ?2 AND r.min_lat <= ?3 AND r.max_lon >= ?4 AND r.min_lon <= ?5 AND p.kind != 'address'
-                  AND (substr(p.search_name, 1, length(?1)) = ?1 OR instr(p.search_name, ' ' || ?1) > 0
-                       OR instr(p.search_alt, ' ' || ?1) > 0)
-                """), arguments: [prefix, box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude])
-            hits.removeAll(keepingCapacity: true)
+        let outerRadius = 5_000.0
+        let inner = GeoMath.boundingBox(around: center, radius: 1_000)
+        let outer = GeoMath.boundingBox(around: center, radius: outerRadius)
+        let nameTest = """
+            p.kind != 'address' AND (substr(p.search_name, 1, length(?1)) = ?1 OR instr(p.search_name, ' ' || ?1) > 0
+                OR instr(p.search_alt, ' ' || ?1) > 0)
+            """
+        let columns = "p.rowid, p.lat, p.lon, p.importance, substr(p.search_name, 1, length(?1)) = ?1, p.search_name = ?1"
+        let inside = "r.max_lat >= ?2 AND r.min_lat <= ?3 AND r.max_lon >= ?4 AND r.min_lon <= ?5"
+        let boxArguments = { (box: BoundingBox) -> StatementArguments in
+            [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+        }
+        let steps: [(sql: String, arguments: StatementArguments)] = [
+            ("SELECT \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inside) AND \(nameTest)",
+             [prefix] + boxArguments(inner)),
+            ("""
+             SELECT \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inside)
+               AND NOT (r.min_lat >= ?6 AND r.max_lat <= ?7 AND r.min_lon >= ?8 AND r.max_lon <= ?9) AND \(nameTest)
+             """, [prefix] + boxArguments(outer) + boxArguments(inner)),
+        ]
+        for step in steps {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: step.sql), arguments: step.arguments)
             while let row = try rows.next() {
                 let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
-                guard distance <= radius else { continue }
+                guard distance <= outerRadius else { continue }
                 let relevance: Double = row[4] ? 1 : 0.7
                 let score = 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * (row[3] as Double) + (row[5] ? 0.15 : 0)
                 hits.append((Hit(rowid: row[0], score: score), distance))
@@ -177,25 +190,40 @@ struct LocalSearch {
     ///   one-letter last word is completed without a full-text prefix query over every word with that letter).
     func ranked(_ match: String, within: Double? = nil, around: Coordinate? = nil,
                 nameWordStartingWith namePrefix: String? = nil) throws -> [Hit] {
-        var sql = """
-            SELECT p.rowid, p.lat, p.lon, bm25(place_fts, 10.0, 6.0, 3.0, 1.0, 6.0) AS rank, p.importance,
-                   p.search_name = ? OR instr(p.search_alt, ?) > 0 AS whole_name
-            FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
-            WHERE place_fts MATCH ?
-            """
         let typed = words.joined(separator: " ")
-        var arguments: StatementArguments = [typed, "| \(typed) |", match]
         let circle: (center: Coordinate, radius: Double)? = around.flatMap { center in within.map { (center, $0) } }
             ?? near.flatMap { center in radius.map { (center, $0) } }
-        restrict(&sql, &arguments, to: circle)
-        if let namePrefix {
-            sql += " AND (substr(p.search_name, 1, length(?)) = ? OR instr(p.search_name, ' ' || ?) > 0 OR instr(p.search_alt, ' ' || ?) > 0)"
-            arguments += [namePrefix, namePrefix, namePrefix, namePrefix]
+        let bm25 = "bm25(place_fts, 10.0, 6.0, 3.0, 1.0, 6.0)"
+        let wholeName = "p.search_name = ? OR instr(p.search_alt, ?) > 0"
+        let best = max(limit * 20, 200)
+        var sql: String
+        var arguments: StatementArguments
+        if circle == nil, filter == nil, namePrefix == nil {
+            // Nothing to check on the place rows: rank in the full-text index alone and read only the best
+            // rows ("helsinki" matches every address in Helsinki; half its cost was reading their rows).
+            sql = """
+                SELECT p.rowid, p.lat, p.lon, f.rank, p.importance, \(wholeName) AS whole_name
+                FROM (SELECT rowid, \(bm25) AS rank FROM place_fts WHERE place_fts MATCH ? ORDER BY rank LIMIT \(best)) f
+                CROSS JOIN place p ON p.rowid = f.rowid
+                """
+            arguments = [typed, "| \(typed) |", match]
+        } else {
+            sql = """
+                SELECT p.rowid, p.lat, p.lon, \(bm25) AS rank, p.importance, \(wholeName) AS whole_name
+                FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
+                WHERE place_fts MATCH ?
+                """
+            arguments = [typed, "| \(typed) |", match]
+            restrict(&sql, &arguments, to: circle)
+            if let namePrefix {
+                sql += " AND (substr(p.search_name, 1, length(?)) = ? OR instr(p.search_name, ' ' || ?) > 0 OR instr(p.search_alt, ' ' || ?) > 0)"
+                arguments += [namePrefix, namePrefix, namePrefix, namePrefix]
+            }
+            sql += " ORDER BY rank LIMIT \(best)"
         }
-        sql += " ORDER BY rank LIMIT \(max(limit * 20, 200))"
         let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         // bm25 is negative, lower is better; relevance 1 is the best match of this query.
-        let best = rows.map { -($0[3] as Double) }.max() ?? 1
+        let bestRank = rows.map { -($0[3] as Double) }.max() ?? 1
         var hits: [(hit: Hit, distance: Double)] = []
         hits.reserveCapacity(rows.count)
         for row in rows {
@@ -205,7 +233,7 @@ struct LocalSearch {
             // Typing one of a place's names in full is as good a match whichever name it is: bm25 would
             // rank "Cantón" (one of Guangzhou's hundred names) below a town whose only name is "Canton".
             let wholeName: Bool = row[5]
-            let relevance: Double = wholeName ? 1 : best > 0 ? -(row[3] as Double) / best : 1
+            let relevance: Double = wholeName ? 1 : bestRank > 0 ? -(row[3] as Double) / bestRank : 1
             let importance: Double = row[4]
             let exact = wholeName ? 0.15 : 0
             let score = near == nil
