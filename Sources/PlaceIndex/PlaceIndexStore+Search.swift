@@ -440,6 +440,6 @@ enum FullTextQuery {
 
     /// `match` restricted to the names (main, other and brand), as suggestions want.
     static func names(_ match: String) -> String {
-        "{name alt brand} : (" + match + ")"
+        "{search_name search_alt brand} : (" + match + ")"
     }
 }

@@ -41,11 +41,12 @@ public final class PlaceIndexWriter {
             SELECT geonameid, lat, lat, lon, lon FROM city WHERE source = ?
             """, arguments: [source])
         try db.execute(sql: """
-            INSERT INTO place_fts (rowid, name, alt, brand, keywords, address)
+            INSERT INTO place_fts (rowid, search_name, search_alt, brand, keywords, search_address)
             SELECT rowid, search_name, search_alt, brand, keywords, search_address FROM place WHERE source = ?
             """, arguments: [source])
         try saveTypoVocabulary()
         try saveNamePrefixes()
+        firstPendingRowid = nil
         try db.execute(sql: """
             INSERT OR REPLACE INTO source (name, kind, imported_at, places, cities, bytes, checksum, format,
                 address_points, names, min_lat, max_lat, min_lon, max_lon)
@@ -115,10 +116,15 @@ public final class PlaceIndexWriter {
             }
             try insert.execute(arguments: arguments)
         }
+        if firstPendingRowid == nil { firstPendingRowid = db.lastInsertedRowID }
         if kind != .address, let first = nameWords.first {
             namePrefixes.add(place: db.lastInsertedRowID, firstWord: first, importance: importance)
         }
     }
+
+    /// The first row this import inserted: it and later rows are not in the full-text index until
+    /// ``finishSource(_:kind:places:cities:addressPoints:fingerprint:)``.
+    private var firstPendingRowid: Int64?
 
     /// The most important places of this import for each beginning of a main name (see ``NamePrefixes``).
     private var namePrefixes = NamePrefixes()
@@ -182,7 +188,12 @@ public final class PlaceIndexWriter {
     }
 
     private func deletePlace(rowid: Int64) throws {
-        try db.cachedStatement(sql: "DELETE FROM place_fts WHERE rowid = ?").execute(arguments: [rowid])
+        // The full-text index reads a deleted entry's words from its row, so only rows a finished import
+        // indexed may be deleted from it: deleting words never added would corrupt it (a file that holds
+        // one object twice). Rows of the import under way are the newest, from `firstPendingRowid` on.
+        if firstPendingRowid.map({ rowid < $0 }) ?? true {
+            try db.cachedStatement(sql: "DELETE FROM place_fts WHERE rowid = ?").execute(arguments: [rowid])
+        }
         try db.cachedStatement(sql: "DELETE FROM place_rtree WHERE id = ?").execute(arguments: [rowid])
         try db.cachedStatement(sql: "DELETE FROM place WHERE rowid = ?").execute(arguments: [rowid])
     }
