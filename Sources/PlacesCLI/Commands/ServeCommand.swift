@@ -120,7 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
             Self.attachLookup(to: &backend, state: state, logger: logger)
             do {
                 let spots = SpotCommandHandler(spots: try SpotsService.open(environment))
-                backend.spotHandler = { name, arguments in try spots.reply(name, arguments) }
+                backend.spotHandler = { name, arguments in try await spots.reply(name, arguments) }
             } catch {
                 let reason = StorageError.classify(error, directory: environment.dataDirectory).map { "\($0)" } ?? "\(error)"
                 logger.error("the SPOT.* commands cannot run: \(reason)")
@@ -192,7 +192,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard outcome.place != nil else { return nil }
             return try PlacesJSON.lookup(outcome, reference: query.near)
         }
-        backend.budgetHandler = { try PlacesJSON.encode(try lookup.ledger.report()) }
-        backend.cacheStatsHandler = { try PlacesJSON.encode(try lookup.cache.stats()) }
+        backend.budgetHandler = { try PlacesJSON.encode(try await lookup.ledger.report()) }
+        backend.cacheStatsHandler = { try PlacesJSON.encode(try await lookup.cache.stats()) }
     }
 }
