@@ -57,10 +57,11 @@ public enum PostgresTestCluster {
     }
 
     /// For the store contract suites: creates a fresh database and returns an opener; each call of the opener gives
-    /// an independent pool on it, as another process would open it. Generous timeouts: the machine may be busy.
+    /// an independent pool on it, as another process would open it. Generous timeouts: on a busy 2-core machine the
+    /// whole suite's blocking tests can starve these for minutes, and they check behaviour, not speed.
     public static func freshStorage() async throws -> @Sendable () async throws -> SharedDatabase {
         let url = try await freshDatabase()
-        return { try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: .seconds(30))) }
+        return { try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: .seconds(300))) }
     }
 
     /// Runs `cluster.sh pause|resume` on the test cluster: stops the server keeping its data, or starts it again on the
