@@ -49,7 +49,10 @@ public struct CommandExecutor: Sendable {
         } catch let error as ServerBackendError {
             switch error {
             case .notOpened(let reason): return .error("ERR \(call.commandName) cannot run: \(reason); fix that and restart the server")
-            case .failed(let reason): return .error("ERR \(call.commandName) failed: \(reason)")
+            case .failed(let reason):
+                // The operator sees it too: an outage shows in the log, not only in one client's reply.
+                logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
+                return .error("ERR \(call.commandName) failed: \(reason)")
             }
         } catch let error as InputError {
             return .error("ERR " + error.message)
