@@ -11,8 +11,8 @@ import PlacesPipeline
 /// passes the local provider plus every remote provider that has its key).
 public final class LookupService: Sendable {
     public let pipeline: LookupPipeline
-    public let cache: LookupCacheStore
-    public let ledger: BudgetLedger
+    public let cache: any LookupCacheStore
+    public let ledger: any BudgetLedger
     public let settings: PipelineSettings
 
     public init(environment: PlacesEnvironment, settings: PipelineSettings, providers: [any PlaceProvider],
@@ -34,14 +34,14 @@ public final class LookupService: Sendable {
     }
 
     public static func openCache(_ environment: PlacesEnvironment, _ settings: PipelineSettings,
-                                 clock: @escaping @Sendable () -> Date = { Date() }) throws -> LookupCacheStore {
-        try LookupCacheStore(path: environment.cacheDatabase,
-                             configuration: LookupCacheConfiguration(maxBytes: settings.cache.maxBytes), clock: clock)
+                                 clock: @escaping @Sendable () -> Date = { Date() }) throws -> any LookupCacheStore {
+        try SQLiteLookupCacheStore(path: environment.cacheDatabase,
+                                   configuration: LookupCacheConfiguration(maxBytes: settings.cache.maxBytes), clock: clock)
     }
 
     public static func openLedger(_ environment: PlacesEnvironment, _ settings: PipelineSettings,
-                                  clock: @escaping @Sendable () -> Date = { Date() }) throws -> BudgetLedger {
-        try BudgetLedger(path: environment.budgetDatabase, policy: budgetPolicy(settings), clock: clock)
+                                  clock: @escaping @Sendable () -> Date = { Date() }) throws -> any BudgetLedger {
+        try SQLiteBudgetLedger(path: environment.budgetDatabase, policy: budgetPolicy(settings), clock: clock)
     }
 
     public static func budgetPolicy(_ settings: PipelineSettings) -> BudgetPolicy {

@@ -34,7 +34,7 @@ struct BudgetShowCommand: AsyncParsableCommand {
         try await reportingErrors(verbose: state.verbose) {
             let environment = state.environment
             let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
-            let report = try ledger.report()
+            let report = try await ledger.report()
             if json {
                 printData(try PlacesJSON.encode(report, pretty: isTerminal(.standardOutput)))
                 return
@@ -101,7 +101,7 @@ struct BudgetSetCommand: AsyncParsableCommand {
             try environment.createDirectories()
             let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
             let provider = scope.lowercased() == "overall" ? nil : scope.lowercased()
-            try ledger.setLimits(provider: provider, perDay: perDay, perMonth: perMonth)
+            try await ledger.setLimits(provider: provider, perDay: perDay, perMonth: perMonth)
             let name = provider ?? "overall"
             for (period, value) in [("day", perDay), ("month", perMonth)] {
                 guard let value else { continue }

@@ -20,7 +20,7 @@ struct CacheCommand: AsyncParsableCommand {
         defaultSubcommand: CacheStatsCommand.self)
 }
 
-private func openCache(_ state: StateOptions) throws -> LookupCacheStore {
+private func openCache(_ state: StateOptions) throws -> any LookupCacheStore {
     let environment = state.environment
     try environment.createDirectories()
     return try LookupService.openCache(environment, try LookupService.settings(environment))
@@ -37,12 +37,12 @@ struct CacheStatsCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let cache = try openCache(state)
-            let stats = try cache.stats()
+            let stats = try await cache.stats()
             if json {
                 printData(try PlacesJSON.encode(stats, pretty: isTerminal(.standardOutput)))
                 return
             }
-            print("cache \(cache.path.path)")
+            print("cache \(cache.location)")
             print("  entries   \(stats.entries) (\(stats.answers) answers, \(stats.negatives) not-found, \(stats.expired) expired)")
             print("  size      \(stats.payloadBytes / 1024) KiB of \(stats.maxBytes / 1_048_576) MiB cap; file \(stats.fileBytes / 1024) KiB")
             for provider in stats.providers {
@@ -66,7 +66,7 @@ struct CachePurgeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let removed = try openCache(state).purge(provider: provider, expiredOnly: expired)
+            let removed = try await openCache(state).purge(provider: provider, expiredOnly: expired)
             print("removed \(removed) cache entr\(removed == 1 ? "y" : "ies")")
         }
     }
@@ -80,8 +80,8 @@ struct CacheVacuumCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let cache = try openCache(state)
-            try cache.vacuum()
-            print("cache compacted: \(try cache.stats().fileBytes / 1024) KiB")
+            try await cache.vacuum()
+            print("cache compacted: \(try await cache.stats().fileBytes / 1024) KiB")
         }
     }
 }

@@ -76,26 +76,26 @@ public struct ServerApplication: Sendable {
     func addSpot(_ request: ServerRequests.NewSpot) async throws -> Data? {
         var spot = Spot(name: request.name, coordinate: request.coordinate, createdAt: Date())
         request.attributes.apply(to: &spot)
-        return try PlacesJSON.spot(try spots.get().add(spot))
+        return try PlacesJSON.spot(try await spots.get().add(spot))
     }
 
     /// An unknown id is a miss.
-    func showSpot(_ reference: String) throws -> Data? {
+    func showSpot(_ reference: String) async throws -> Data? {
         let service = try spots.get()
-        do { return try PlacesJSON.spot(try service.store.resolve(reference)) } catch let error as InputError {
+        do { return try PlacesJSON.spot(try await service.store.resolve(reference)) } catch let error as InputError {
             if error.message.hasPrefix("unknown spot") { return nil }
             throw error
         }
     }
 
-    func logVisit(_ request: ServerRequests.VisitLog) throws -> Data? {
-        let (visit, spot) = try spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time)
+    func logVisit(_ request: ServerRequests.VisitLog) async throws -> Data? {
+        let (visit, spot) = try await spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time)
         return try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name))
     }
 
-    func visits(_ request: ServerRequests.VisitDays) throws -> Data? {
+    func visits(_ request: ServerRequests.VisitDays) async throws -> Data? {
         let service = try spots.get()
-        let visits = try service.visits(day: request.day, since: request.since)
-        return try PlacesJSON.visitDays(visits, spotNames: try service.spotNames(for: visits))
+        let visits = try await service.visits(day: request.day, since: request.since)
+        return try PlacesJSON.visitDays(visits, spotNames: try await service.spotNames(for: visits))
     }
 }

@@ -40,10 +40,10 @@ extension CommandTable {
             .backend("SCORE", arity: 2...2, syntax: "SCORE a b", summary: "how alike two place names are, as `places score --json`",
                      memoisable: true, parse: ServerRequests.score) { pair in try ServerApplication.score(pair) },
             .backend("BUDGET", arity: 0...0, syntax: "BUDGET", summary: "money spent and left per provider, as `places budget --json`",
-                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try app.lookup.get().ledger.report()) },
+                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().ledger.report()) },
             .backend("CACHE.STATS", arity: 0...0, syntax: "CACHE.STATS",
                      summary: "lookup cache entries, hits and misses, as `places cache stats --json`",
-                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try app.lookup.get().cache.stats()) },
+                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().cache.stats()) },
             // Spots are read and written in one database shared with the CLI: never memoised.
             .backend("SPOT.ADD", arity: 3...64,
                      syntax: "SPOT.ADD name lat lon [CATEGORY c] [TAG t]… [NOTE text] [RATING like|dislike|none]",
@@ -53,28 +53,28 @@ extension CommandTable {
                      syntax: "SPOT.LIST [CATEGORY c] [TAG t]… [RATING r] [SORT name|recent|distance] [AT lat lon]",
                      summary: "saved spots, as `places spots list --json`", memoisable: false,
                      parse: ServerRequests.spotList) { filter in
-                try PlacesJSON.spots(try app.spots.get().store.list(filter), reference: filter.reference)
+                try PlacesJSON.spots(try await app.spots.get().store.list(filter), reference: filter.reference)
             },
             .backend("SPOT.SHOW", arity: 1...1, syntax: "SPOT.SHOW id", summary: "one saved spot; null when unknown",
                      memoisable: false, parse: { arguments throws(CommandSyntaxError) in try arguments.text() }) { reference in
-                try app.showSpot(reference)
+                try await app.showSpot(reference)
             },
             .backend("SPOT.NEAR", arity: 2...4, syntax: "SPOT.NEAR lat lon [RADIUS m]",
                      summary: "saved spots within the radius (default 805 m), nearest first", memoisable: false,
                      parse: ServerRequests.spotNear) { area in
-                try PlacesJSON.spots(try app.spots.get().store.near(area.center, radius: area.radius))
+                try PlacesJSON.spots(try await app.spots.get().store.near(area.center, radius: area.radius))
             },
             .backend("SPOT.NEAREST", arity: 2...4, syntax: "SPOT.NEAREST lat lon [LIMIT n]",
                      summary: "the nearest saved spots, however far", memoisable: false,
                      parse: ServerRequests.spotNearest) { request in
-                try PlacesJSON.spots(try app.spots.get().store.nearest(request.center, limit: request.limit))
+                try PlacesJSON.spots(try await app.spots.get().store.nearest(request.center, limit: request.limit))
             },
             .backend("SPOT.LOG", arity: 2...64, syntax: "SPOT.LOG (SPOT id | AT lat lon) [NOTE text] [TIME iso8601]",
                      summary: "record a visit, as `places spots log --json`", memoisable: false,
-                     parse: ServerRequests.spotLog) { request in try app.logVisit(request) },
+                     parse: ServerRequests.spotLog) { request in try await app.logVisit(request) },
             .backend("SPOT.VISITS", arity: 0...2, syntax: "SPOT.VISITS [DAY yyyy-mm-dd | SINCE date]",
                      summary: "logged visits grouped by day, as `places spots visits --json`", memoisable: false,
-                     parse: ServerRequests.spotVisits) { request in try app.visits(request) },
+                     parse: ServerRequests.spotVisits) { request in try await app.visits(request) },
         ], infoSections: { [] })
     }
 }

@@ -79,7 +79,7 @@ enum RESPFuzzing {
 enum SpotSandbox {
     static let commands: CommandTable = {
         do {
-            let store = try SpotStore(path: ScratchFile.directory.appendingPathComponent("spots.sqlite"))
+            let store = try SQLiteSpotStore(path: ScratchFile.directory.appendingPathComponent("spots.sqlite"))
             try store.pool.barrierWriteWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = OFF") }
             var application = ServerApplication.unopened("not part of the fuzz harness")
             application.spots = .success(SpotsService(store: store, backupDirectory: ScratchFile.directory))
@@ -89,7 +89,8 @@ enum SpotSandbox {
         }
     }()
 
-    /// Runs a call to the end on the calling thread (the fuzzer's loop is synchronous); errors are expected.
+    /// libFuzzer calls a target synchronously on its own thread (never on Swift's cooperative pool), while the
+    /// spots layer is async: run one command to completion and wait for it, so inputs never overlap. Errors are expected.
     static func runBlocking(_ call: BackendCall) {
         let done = DispatchSemaphore(value: 0)
         Task {
