@@ -2,6 +2,7 @@
 // The dependency direction reads top to bottom:
 //   PlacesCore ← (PlacesMatching, PlacesHours) ← stores (Cache/LookupCache, Sources/BudgetLedger, Sources/SpotStore,
 //   Sources/PlaceIndex) and Providers/* ← PlacesPipeline ← PlacesApp ← PlacesServer / places CLI
+//   RESP (the wire codec, NIOCore only) ← PlacesServer
 // Nothing points back up. Cache/ holds only caches (data that may be thrown away and fetched again); the budget
 // ledger is money, the spot store is user data and the place index is the local provider's derived data, so each
 // has a folder of its own under Sources/.
@@ -84,10 +85,12 @@ let package = Package(
             ],
             path: "Sources/PlacesApp",
             resources: [.copy("Resources/EmbeddedData")]),
+        // MARK: The Redis protocol (RESP2) codec: framing only, no commands, no application.
+        .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")], path: "Sources/RESP"),
         .target(
             name: "PlacesServer",
             dependencies: [
-                "PlacesApp",
+                "PlacesApp", "RESP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -98,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "PlacesCLI",
             dependencies: [
-                "PlacesApp", "PlacesServer", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
+                "PlacesApp", "PlacesServer", "RESP", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
                 "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -122,7 +125,7 @@ let package = Package(
             name: "FuzzTargets",
             dependencies: [
                 "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesConfig", "LocalProvider", "SpotStore", "PlacesApp",
-                "PlacesServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+                "PlacesServer", "RESP", .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/Fuzz/FuzzTargets"),
         .executableTarget(name: "PlacesFuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/PlacesFuzz"),
@@ -166,7 +169,10 @@ let package = Package(
         .testTarget(
             name: "PlacesAppTests",
             dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
+        .testTarget(name: "RESPTests", dependencies: ["RESP"]),
+        .testTarget(
+            name: "PlacesServerTests",
+            dependencies: ["PlacesServer", "RESP", "PlacesApp", "PlacesPipeline", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",
             dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", .product(name: "GRDB", package: "GRDB.swift")]),

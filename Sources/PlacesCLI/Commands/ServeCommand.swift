@@ -3,9 +3,8 @@ import Foundation
 import Logging
 import PlacesApp
 import PlacesCore
-import PlacesMatching
-import PlacesPipeline
 import PlacesServer
+import RESP
 import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
@@ -114,19 +113,16 @@ struct ServeCommand: AsyncParsableCommand {
                 return handler
             }
             let logger = Logger(label: "places.serve")
-            let service = try state.openService()
-            var backend = PlacesServiceBackend(service: service)
-            backend.scoreHandler = { first, second in try Self.score(first, second) }
-            Self.attachLookup(to: &backend, state: state, logger: logger)
-            do {
-                let spots = SpotCommandHandler(spots: try SpotsService.open(environment))
-                backend.spotHandler = { name, arguments in try await spots.reply(name, arguments) }
-            } catch {
-                let reason = StorageError.classify(error, directory: environment.dataDirectory).map { "\($0)" } ?? "\(error)"
-                logger.error("the SPOT.* commands cannot run: \(reason)")
-                let failure = ServerBackendError.notOpenedHandler(reason: reason)
-                backend.spotHandler = { name, _ in try failure(name) }
-            }
+            let application = ServerApplication(
+                places: .success(try state.openService()),
+                lookup: Self.opening("LOOKUP, BUDGET and CACHE.STATS", state: state, logger: logger) {
+                    let (opened, skipped) = try openLookupService(state)
+                    for (provider, reason) in skipped.sorted(by: { $0.key < $1.key }) {
+                        logger.notice("provider \(provider) is skipped: \(reason)")
+                    }
+                    return opened
+                },
+                spots: Self.opening("the SPOT.* commands", state: state, logger: logger) { try SpotsService.open(environment) })
 
             var limits = RESPLimits()
             limits.maxBulkLength = maxArgumentBytes
@@ -135,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
                 host: host, port: port, password: password, maxClients: maxClients,
                 idleTimeoutSeconds: idleTimeout, limits: limits, eventLoopCount: eventLoops,
                 maxRequestBytesInFlight: maxInFlightBytes, version: PlacesVersion.string)
-            let server = PlacesServer(configuration: configuration, backend: backend, logger: logger,
+            let server = PlacesServer(configuration: configuration, commands: .places(application), logger: logger,
                                       memo: ReplyMemo(timeToLive: .seconds(memoTimeToLive)))
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             do {
@@ -146,53 +142,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// SCORE a b: `places score a b --json` (the place algorithm). A and B are names or JSON records.
-    static func score(_ first: String, _ second: String) throws -> Data {
-        func record(_ text: String, id: String) throws -> MatchRecord {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("{") else { return MatchRecord(id: id, name: text) }
-            do { return try RecordFile.record(json: trimmed, defaultID: id) } catch {
-                throw InputError("argument \(id.uppercased()): \(error.message)")
-            }
-        }
-        let result = PlaceMatcher(thresholds: MatchThresholds()).compare(try record(first, id: "a"), try record(second, id: "b"))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(result)
-    }
-
-    /// LOOKUP, BUDGET and CACHE.STATS through the lookup pipeline, with `places lookup|budget|cache stats --json`'s JSON.
-    /// When the pipeline cannot be opened (a broken config.toml), those commands say so and the rest still serve.
-    static func attachLookup(to backend: inout PlacesServiceBackend, state: StateOptions, logger: Logger) {
-        let lookup: LookupService
-        do {
-            let (opened, skipped) = try openLookupService(state)
-            lookup = opened
-            for (provider, reason) in skipped.sorted(by: { $0.key < $1.key }) {
-                logger.notice("provider \(provider) is skipped: \(reason)")
-            }
-        } catch {
+    /// A part of the application for the commands that need it; when it cannot open (a locked database, a
+    /// broken config.toml) those commands answer with the reason and the others still serve.
+    static func opening<Part>(_ commands: String, state: StateOptions, logger: Logger,
+                              _ open: () throws -> Part) -> Result<Part, ServerBackendError> {
+        do { return .success(try open()) } catch {
             let reason = StorageError.classify(error, directory: state.environment.dataDirectory).map { "\($0)" } ?? "\(error)"
-            logger.error("LOOKUP, BUDGET and CACHE.STATS cannot run: \(reason)")
-            let failure = ServerBackendError.notOpenedHandler(reason: reason)
-            backend.lookupHandler = { _ in try failure("LOOKUP") }
-            backend.budgetHandler = { try failure("BUDGET") }
-            backend.cacheStatsHandler = { try failure("CACHE.STATS") }
-            return
+            logger.error("\(commands) cannot run: \(reason)")
+            return .failure(.notOpened(reason))
         }
-        backend.lookupHandler = { query in
-            let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: nil, offline: false))
-            // A provider failed, no other source knew the place and nothing was cached: an error, not a
-            // miss, or a client could not tell an outage from "no such place".
-            if outcome.place == nil, !outcome.failures.isEmpty {
-                let reason = outcome.errors.joined(separator: "; ") + "; no other source knew the place and nothing is cached"
-                logger.warning("LOOKUP failed", metadata: ["name": "\(query.name)", "reason": "\(reason)"])
-                throw ServerBackendError.failed("LOOKUP", reason: reason)
-            }
-            guard outcome.place != nil else { return nil }
-            return try PlacesJSON.lookup(outcome, reference: query.near)
-        }
-        backend.budgetHandler = { try PlacesJSON.encode(try await lookup.ledger.report()) }
-        backend.cacheStatsHandler = { try PlacesJSON.encode(try await lookup.cache.stats()) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PlacesApp
 import PlacesCore
+import RESP
 import SpotStore
 import Testing
 @testable import PlacesServer
@@ -12,10 +13,7 @@ import Testing
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-spot-server-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let environment = PlacesEnvironment.resolve(variables: ["PLACES_HOME": home.path])
-        var backend = PlacesServiceBackend(service: try await SharedService.shared.get())
-        let handler = SpotCommandHandler(spots: try SpotsService.open(environment))
-        backend.spotHandler = { name, arguments in try await handler.reply(name, arguments) }
-        let server = try await TestServer.start(backend: backend)
+        let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: home)))
         let client = try RawClient(port: server.port)
 
         // Server → store: a spot saved with SPOT.ADD is in the database the CLI opens.
@@ -38,8 +36,7 @@ import Testing
         #expect(replies[0].text == String(decoding: try PlacesJSON.spots(bothSpots), as: UTF8.self))
         #expect(replies[1].text == String(decoding: try PlacesJSON.spot(sauna), as: UTF8.self))
         #expect(replies[2] == .null)
-        guard case .error(let message) = replies[3] else { Issue.record("a bad latitude should be -ERR, got \(replies[3])"); return }
-        #expect(message.hasPrefix("ERR ") && message.contains("latitude"))
+        #expect(replies[3] == .error("ERR invalid coordinate: latitude 95 is outside -90…90"))
         #expect(server.server.memo.statistics.entries == 0, "spot answers must never be memoised")
         try await server.stop()
     }
