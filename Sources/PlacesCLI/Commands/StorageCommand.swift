@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PlacesApp
+import PlacesConfig
 import PlacesCore
 import PostgresStorage
 
@@ -43,7 +44,7 @@ struct StorageMigrateCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let environment = state.environment
-            let settings = try SharedStorage.settings(environment)
+            let settings = try SharedStorage.settings(try PlacesConfiguration.load(from: environment.configFile), environment)
             guard let url = to ?? settings.url else {
                 throw InputError("storage migrate needs a PostgreSQL URL: give --to postgres://user@host:5432/database, or set PLACES_DATABASE_URL")
             }
