@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "PlacesConfig", dependencies: ["PlacesCore", "TOMLKit"], path: "Sources/PlacesConfig"),
         .target(
             name: "PlacesPipeline",
-            dependencies: ["PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger"],
+            dependencies: ["PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger", .product(name: "Logging", package: "swift-log")],
             path: "Sources/PlacesPipeline"),
         .target(
             name: "PlacesApp",
@@ -154,7 +154,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "PlacesAppTests",
-            dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "PlacesApp", "PlacesConfig", "PlacesPipeline", "BudgetLedger", "LookupCache", "FakeUpstream",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",

@@ -18,10 +18,9 @@ public struct SpotsService: Sendable {
         self.matcher = matcher
     }
 
-    /// Opens `spots.sqlite` under the environment's data directory.
+    /// The saved spots of the application opened under `environment` (``PlacesApplication/spots``).
     public static func open(_ environment: PlacesEnvironment) throws -> SpotsService {
-        try environment.createDirectories()
-        return SpotsService(store: try SpotStore(path: environment.spotsDatabase), backupDirectory: environment.dataDirectory)
+        try PlacesApplication.open(environment).spots
     }
 
     // MARK: Adding

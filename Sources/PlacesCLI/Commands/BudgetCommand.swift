@@ -32,9 +32,7 @@ struct BudgetShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let environment = state.environment
-            let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
-            let report = try ledger.report()
+            let report = try state.openApp().budgetReport()
             if json {
                 printData(try PlacesJSON.encode(report, pretty: isTerminal(.standardOutput)))
                 return
@@ -97,11 +95,8 @@ struct BudgetSetCommand: AsyncParsableCommand {
                 let amount: MicroDollars? = try parts[0] == "none" ? nil : MicroDollars(parsingDollars: parts[0])
                 if period == .day { perDay = .some(amount) } else { perMonth = .some(amount) }
             }
-            let environment = state.environment
-            try environment.createDirectories()
-            let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
             let provider = scope.lowercased() == "overall" ? nil : scope.lowercased()
-            try ledger.setLimits(provider: provider, perDay: perDay, perMonth: perMonth)
+            try state.openApp().setBudgetLimits(provider: provider, perDay: perDay, perMonth: perMonth)
             let name = provider ?? "overall"
             for (period, value) in [("day", perDay), ("month", perMonth)] {
                 guard let value else { continue }

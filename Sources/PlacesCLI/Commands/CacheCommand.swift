@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import LookupCache
 import PlacesApp
 import PlacesCore
 
@@ -20,11 +19,6 @@ struct CacheCommand: AsyncParsableCommand {
         defaultSubcommand: CacheStatsCommand.self)
 }
 
-private func openCache(_ state: StateOptions) throws -> LookupCacheStore {
-    let environment = state.environment
-    try environment.createDirectories()
-    return try LookupService.openCache(environment, try LookupService.settings(environment))
-}
 
 struct CacheStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stats", abstract: "Entries, size, expired entries, per provider.")
@@ -36,13 +30,13 @@ struct CacheStatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let cache = try openCache(state)
-            let stats = try cache.stats()
+            let app = try state.openApp()
+            let stats = try app.cacheStats()
             if json {
                 printData(try PlacesJSON.encode(stats, pretty: isTerminal(.standardOutput)))
                 return
             }
-            print("cache \(cache.path.path)")
+            print("cache \(app.environment.cacheDatabase.path)")
             print("  entries   \(stats.entries) (\(stats.answers) answers, \(stats.negatives) not-found, \(stats.expired) expired)")
             print("  size      \(stats.payloadBytes / 1024) KiB of \(stats.maxBytes / 1_048_576) MiB cap; file \(stats.fileBytes / 1024) KiB")
             for provider in stats.providers {
@@ -66,7 +60,7 @@ struct CachePurgeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let removed = try openCache(state).purge(provider: provider, expiredOnly: expired)
+            let removed = try state.openApp().purgeCache(provider: provider, expiredOnly: expired)
             print("removed \(removed) cache entr\(removed == 1 ? "y" : "ies")")
         }
     }
@@ -79,9 +73,9 @@ struct CacheVacuumCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let cache = try openCache(state)
-            try cache.vacuum()
-            print("cache compacted: \(try cache.stats().fileBytes / 1024) KiB")
+            let app = try state.openApp()
+            try app.vacuumCache()
+            print("cache compacted: \(try app.cacheStats().fileBytes / 1024) KiB")
         }
     }
 }

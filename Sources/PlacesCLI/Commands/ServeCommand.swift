@@ -114,12 +114,13 @@ struct ServeCommand: AsyncParsableCommand {
                 return handler
             }
             let logger = Logger(label: "places.serve")
-            let service = try state.openService()
-            var backend = PlacesServiceBackend(service: service)
+            let app = try PlacesApplication.open(environment, notice: { printError($0) }, logger: logger)
+            try app.openLocalIndex()
+            var backend = PlacesServiceBackend(service: app)
             backend.scoreHandler = { first, second in try Self.score(first, second) }
-            Self.attachLookup(to: &backend, state: state, logger: logger)
+            Self.attachLookup(to: &backend, app: app, logger: logger)
             do {
-                let spots = SpotCommandHandler(spots: try SpotsService.open(environment))
+                let spots = SpotCommandHandler(spots: try app.spots)
                 backend.spotHandler = { name, arguments in try spots.reply(name, arguments) }
             } catch {
                 let reason = StorageError.classify(error, directory: environment.dataDirectory).map { "\($0)" } ?? "\(error)"
@@ -163,16 +164,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// LOOKUP, BUDGET and CACHE.STATS through the lookup pipeline, with `places lookup|budget|cache stats --json`'s JSON.
     /// When the pipeline cannot be opened (a broken config.toml), those commands say so and the rest still serve.
-    static func attachLookup(to backend: inout PlacesServiceBackend, state: StateOptions, logger: Logger) {
-        let lookup: LookupService
+    static func attachLookup(to backend: inout PlacesServiceBackend, app: PlacesApplication, logger: Logger) {
         do {
-            let (opened, skipped) = try openLookupService(state)
-            lookup = opened
-            for (provider, reason) in skipped.sorted(by: { $0.key < $1.key }) {
+            for (provider, reason) in try app.unusableProviders() {
                 logger.notice("provider \(provider) is skipped: \(reason)")
             }
         } catch {
-            let reason = StorageError.classify(error, directory: state.environment.dataDirectory).map { "\($0)" } ?? "\(error)"
+            let reason = StorageError.classify(error, directory: app.environment.dataDirectory).map { "\($0)" } ?? "\(error)"
             logger.error("LOOKUP, BUDGET and CACHE.STATS cannot run: \(reason)")
             let failure = ServerBackendError.notOpenedHandler(reason: reason)
             backend.lookupHandler = { _ in try failure("LOOKUP") }
@@ -181,7 +179,8 @@ struct ServeCommand: AsyncParsableCommand {
             return
         }
         backend.lookupHandler = { query in
-            let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: nil, offline: false))
+            // Asked as `places lookup` asks, so the two share cache entries (FIELDS arrive on top of the defaults).
+            let outcome = try await app.lookup(.asking(query, for: query.fields.subtracting(PlaceField.defaultSet)))
             // A provider failed, no other source knew the place and nothing was cached: an error, not a
             // miss, or a client could not tell an outage from "no such place".
             if outcome.place == nil, !outcome.failures.isEmpty {
@@ -192,7 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard outcome.place != nil else { return nil }
             return try PlacesJSON.lookup(outcome, reference: query.near)
         }
-        backend.budgetHandler = { try PlacesJSON.encode(try lookup.ledger.report()) }
-        backend.cacheStatsHandler = { try PlacesJSON.encode(try lookup.cache.stats()) }
+        backend.budgetHandler = { try PlacesJSON.encode(try app.budgetReport()) }
+        backend.cacheStatsHandler = { try PlacesJSON.encode(try app.cacheStats()) }
     }
 }

@@ -107,23 +107,38 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let cap = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
-            let spots = try state.openSpots()
+            let app = try state.openApp()
+            let spots = try app.spots
             let targets = all ? try spots.store.allSpots() : [try spots.store.resolve(id ?? "")]
-            let results = await spots.refresh(targets, lookup: try openLookupService(state).0, maxCost: cap)
+            let results = await spots.refresh(targets, app: app, maxCost: cap)
             if json {
                 struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String?; let costUsd: String }
-                printData(try PlacesJSON.encode(results.map { Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error, costUsd: $0.cost.description) },
+                printData(try PlacesJSON.encode(results.map {
+                    Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error.map(Self.text), costUsd: $0.cost.description)
+                },
                                                 pretty: isTerminal(.standardOutput)))
                 return
             }
             if results.isEmpty { printError("no spots with an attached place to refresh") }
             for result in results {
                 let head = "\(SpotOutput.shortID(result.spot))  \(result.spot.name)"
-                if let error = result.error { print("\(head): failed: \(error)") }
+                if let error = result.error { print("\(head): failed: \(Self.text(error))") }
                 else if result.changes.isEmpty { print("\(head): unchanged") }
                 else { print("\(head): " + result.changes.joined(separator: "; ")) }
             }
             if results.contains(where: { $0.error != nil }) { throw ExitCode(1) }
+        }
+    }
+
+    /// Why a spot was not refreshed, in the CLI's words.
+    static func text(_ error: any Error) -> String {
+        switch error {
+        case RefreshSkipped.spendingCapReached: "--max-cost reached; not refreshed"
+        case RefreshSkipped.noConfidentAnswer(let budgetNote):
+            "the lookup found no confident answer this time\(budgetNote.map { " (\($0))" } ?? ""); the old snapshot is kept"
+        case let input as InputError: input.message
+        case let provider as ProviderError: provider.description
+        default: "\(error)"
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PlacesApp
 import PlacesCore
+import PlacesPipeline
 
 /// Runs a command body and turns every failure into one line on stderr and a non-zero exit, so
 /// scripts see a clean error instead of a stack of usage text. A storage failure (read-only or full disk,
@@ -17,6 +18,15 @@ func reportingErrors(verbose: Bool = false, _ body: () async throws -> Void) asy
     } catch let error as ProviderError {
         printError("places: \(error.description)")
         throw ExitCode(3)
+    } catch let error as MeteredCallFailure {
+        printError("places: \((error.underlying as? ProviderError)?.description ?? "\(error.provider) failed: \(error.underlying)")")
+        throw ExitCode(3)
+    } catch let error as BudgetDenied {
+        printError("places: \(error.provider) not asked: \(error.denial); raise the limit with `places budget set \(error.denial.limitedProvider ?? "overall") …`")
+        throw ExitCode(3)
+    } catch let miss as NotFound {
+        printError("places: \(miss.message)")
+        throw ExitCode(2)
     } catch let error as CleanExit {
         throw error
     } catch {
@@ -31,9 +41,26 @@ func reportingErrors(verbose: Bool = false, _ body: () async throws -> Void) asy
 }
 
 extension StateOptions {
-    /// Opens the service, telling the user on stderr when a first run builds the index.
-    func openService() throws -> PlacesService {
-        try PlacesService.open(environment) { printError($0) }
+    /// Opens the application, telling the user on stderr when a first run builds the index.
+    func openApp() throws -> PlacesApplication {
+        try PlacesApplication.open(environment) { printError($0) }
+    }
+}
+
+extension NotFound {
+    /// What the CLI says about a miss, and how to fill the gap.
+    var message: String {
+        switch subject {
+        case .placeID(let id) where id.provider == "osm" || id.provider == "geonames":
+            "unknown place id '\(id)': it is not in the local index (import the extract that holds it with `places import FILE`)"
+        case .placeID(let id):
+            "unknown place id '\(id)': \(id.provider) does not know it"
+        case .noProviderFor(let id):
+            "no provider for id '\(id)': the local index answers osm: and geonames: ids, and a network provider "
+                + "its own ids only when it is usable (see `places providers`)"
+        case .near(let point):
+            "nothing is known near \(point): import an extract or GeoNames dump that covers it"
+        }
     }
 }
 

@@ -36,18 +36,16 @@ public struct PlacesServiceBackend: ServerBackend {
     public func details(_ query: DetailsQuery) async throws -> Data? {
         do {
             return try PlacesJSON.place(try await service.details(query.id, fields: query.fields))
-        } catch let error as InputError {
-            if try await service.local.details(query) == nil { return nil }
-            throw error
+        } catch is NotFound {
+            return nil
         }
     }
 
     public func reverse(_ query: ReverseQuery) async throws -> Data? {
         do {
             return try PlacesJSON.reverse(try await service.reverse(query.coordinate))
-        } catch let error as InputError {
-            if try await service.local.reverse(query) == nil { return nil }
-            throw error
+        } catch is NotFound {
+            return nil
         }
     }
 
