@@ -1,7 +1,10 @@
 // swift-tools-version:6.1
 // The dependency direction reads top to bottom:
-//   PlacesCore ← (PlacesMatching, PlacesHours) ← Providers/* and Cache/* ← PlacesPipeline ← PlacesApp ← PlacesServer / places CLI
-// Nothing points back up.
+//   PlacesCore ← (PlacesMatching, PlacesHours) ← stores (Cache/LookupCache, Sources/BudgetLedger, Sources/SpotStore,
+//   Sources/PlaceIndex) and Providers/* ← PlacesPipeline ← PlacesApp ← PlacesServer / places CLI
+// Nothing points back up. Cache/ holds only caches (data that may be thrown away and fetched again); the budget
+// ledger is money, the spot store is user data and the place index is the local provider's derived data, so each
+// has a folder of its own under Sources/.
 import PackageDescription
 
 let package = Package(
@@ -27,27 +30,31 @@ let package = Package(
         .target(name: "PlacesMatching", dependencies: ["PlacesCore"], path: "Sources/PlacesMatching"),
         .target(name: "PlacesHours", dependencies: ["PlacesCore"], path: "Sources/PlacesHours"),
 
-        // MARK: SQLite stores.
+        // MARK: Stores. Opening any SQLite store (lock file, migrations, one-line errors):
         .target(
             name: "StoreSupport",
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
-            path: "Cache/StoreSupport"),
+            path: "Sources/StoreSupport"),
+        // The local provider's index (derived data: rebuilt from the bundled or imported files).
         .target(
             name: "PlaceIndex",
             dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Cache/PlaceIndex"),
+            path: "Sources/PlaceIndex"),
+        // The only cache: provider answers kept for as long as each provider's terms allow.
         .target(
             name: "LookupCache",
             dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Cache/LookupCache"),
+        // Money: what each paid provider may still spend today and this month.
         .target(
             name: "BudgetLedger",
             dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Cache/BudgetLedger"),
+            path: "Sources/BudgetLedger"),
+        // User data: saved spots and visits, the proximity watch, import/export formats.
         .target(
             name: "SpotStore",
             dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Cache/SpotStore"),
+            path: "Sources/SpotStore"),
 
         // MARK: Provider plugins.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -130,6 +137,7 @@ let package = Package(
             ],
             path: "Tests/FakeUpstream"),
         .target(name: "LoopbackSocket", path: "Tests/LoopbackSocket"),
+        .target(name: "StoreTestSupport", path: "Tests/StoreTestSupport"),
         .testTarget(name: "PlacesCoreTests", dependencies: ["PlacesCore"]),
         .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"], exclude: ["Fixtures"]),
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
@@ -137,9 +145,12 @@ let package = Package(
             name: "LocalProviderTests",
             dependencies: ["LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]),
+        .testTarget(name: "StoreSupportTests", dependencies: ["StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
+        .testTarget(name: "LookupCacheTests", dependencies: ["LookupCache", "StoreTestSupport"]),
+        .testTarget(name: "BudgetLedgerTests", dependencies: ["BudgetLedger", "StoreTestSupport"]),
         .testTarget(
-            name: "CacheTests",
-            dependencies: ["LookupCache", "BudgetLedger", "SpotStore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            name: "SpotStoreTests",
+            dependencies: ["SpotStore", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ProvidersTests",
             dependencies: [

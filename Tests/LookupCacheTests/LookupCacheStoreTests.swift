@@ -1,27 +1,13 @@
 import Foundation
 import LookupCache
+import StoreTestSupport
 import Testing
-
-/// A clock tests move by hand, so expiry is checked without sleeping.
-final class CacheTestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(start: Date = Date(timeIntervalSince1970: 1_790_000_000)) { current = start }
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
-}
-
-func temporaryDatabase(_ name: String) -> URL {
-    FileManager.default.temporaryDirectory
-        .appendingPathComponent("places-cache-tests-\(UUID().uuidString)", isDirectory: true)
-        .appendingPathComponent(name)
-}
 
 @Suite("Lookup cache")
 struct CacheStoreTests {
     @Test("an entry is fresh until its TTL, then served only as expired")
     func expiry() throws {
-        let clock = CacheTestClock()
+        let clock = ManualClock()
         let cache = try LookupCacheStore(path: temporaryDatabase("cache.sqlite"), clock: { clock.now })
         try cache.store(key: "k", kind: .answer, payload: Data("yelp answer".utf8), providers: ["yelp"], ttl: 3_600)
         let fresh = try #require(try cache.entry(for: "k"))
@@ -42,7 +28,7 @@ struct CacheStoreTests {
 
     @Test("over the size cap the least recently used entry is evicted first")
     func lruEviction() throws {
-        let clock = CacheTestClock()
+        let clock = ManualClock()
         let cache = try LookupCacheStore(path: temporaryDatabase("cache.sqlite"),
                                          configuration: LookupCacheConfiguration(maxBytes: 2_500, touchInterval: 1),
                                          clock: { clock.now })
@@ -62,7 +48,7 @@ struct CacheStoreTests {
 
     @Test("purge by provider, purge expired, stats and vacuum")
     func purgeAndStats() throws {
-        let clock = CacheTestClock()
+        let clock = ManualClock()
         let cache = try LookupCacheStore(path: temporaryDatabase("cache.sqlite"), clock: { clock.now })
         try cache.store(key: "g", kind: .answer, payload: Data("1".utf8), providers: ["local", "google"], ttl: 60)
         try cache.store(key: "y", kind: .answer, payload: Data("2".utf8), providers: ["yelp"], ttl: 86_400)

@@ -1,6 +1,7 @@
 import BudgetLedger
 import Foundation
 import PlacesCore
+import StoreTestSupport
 import Testing
 
 private let googlePro = PriceQuote(sku: "google.places.search.pro", cost: .perThousand(dollars: 32))
@@ -84,7 +85,7 @@ struct BudgetLedgerTests {
     func dayBoundary() throws {
         let helsinki = TimeZone(identifier: "Europe/Helsinki")!
         // 2026-11-21 23:30 in Helsinki is 21:30 UTC.
-        let clock = CacheTestClock(start: ISO8601DateFormatter().date(from: "2026-11-21T21:30:00Z")!)
+        let clock = ManualClock(start: ISO8601DateFormatter().date(from: "2026-11-21T21:30:00Z")!)
         let ledger = try BudgetLedger(
             path: temporaryDatabase("budget.sqlite"),
             policy: BudgetPolicy(timeZone: helsinki, providers: ["google": BudgetLimits(perDay: googlePro.cost)]),
