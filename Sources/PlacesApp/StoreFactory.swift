@@ -15,23 +15,37 @@ struct StoreFactory: Sendable {
 
     /// The local place index, built from the bundled data on first use and repaired when damaged.
     func openIndex(notice: (String) -> Void) throws -> PlaceIndexStore {
-        try LocalIndexSetup.open(environment, notice: notice)
+        try opening(in: environment.dataDirectory) { try LocalIndexSetup.open(environment, notice: notice) }
     }
 
     /// The TTL lookup cache (also where provider answers are kept within their terms).
     func openCache() throws -> LookupCacheStore {
-        try LookupCacheStore(path: environment.cacheDatabase,
-                             configuration: LookupCacheConfiguration(maxBytes: settings.cache.maxBytes), clock: clock)
+        try opening(in: environment.cacheDirectory) {
+            try LookupCacheStore(path: environment.cacheDatabase,
+                                 configuration: LookupCacheConfiguration(maxBytes: settings.cache.maxBytes), clock: clock)
+        }
     }
 
     /// The spend ledger every paid call reserves in.
     func openLedger() throws -> BudgetLedger {
-        try BudgetLedger(path: environment.budgetDatabase, policy: Self.budgetPolicy(settings), clock: clock)
+        try opening(in: environment.dataDirectory) {
+            try BudgetLedger(path: environment.budgetDatabase, policy: Self.budgetPolicy(settings), clock: clock)
+        }
     }
 
     /// Saved spots: user data.
     func openSpots() throws -> SpotStore {
-        try SpotStore(path: environment.spotsDatabase)
+        try opening(in: environment.dataDirectory) { try SpotStore(path: environment.spotsDatabase) }
+    }
+
+    /// A store that cannot be opened is a ``StorageError`` (read-only, full, locked …) when it is one, so
+    /// every front end words it from one place.
+    private func opening<Store>(in directory: URL, _ open: () throws -> Store) throws -> Store {
+        do {
+            return try open()
+        } catch {
+            throw StorageError.classify(error, directory: directory) ?? error
+        }
     }
 
     static func budgetPolicy(_ settings: PipelineSettings) -> BudgetPolicy {

@@ -140,7 +140,7 @@ public final class LookupPipeline: Sendable {
         for (provider, quote) in chain(for: request) {
             // Per-lookup cap first: it needs no database.
             if quote.cost > .zero, let maxCost = request.maxCost, spent + quote.cost > maxCost {
-                let note = "\(provider.name) skipped: a call costs \(quote.cost), --max-cost \(maxCost) leaves \(maxCost - spent)"
+                let note = "\(provider.name) skipped: a call costs \(quote.cost), the lookup's cap \(maxCost) leaves \(maxCost - spent)"
                 budgetNote = budgetNote ?? note
                 steps.append(LookupStep(.budgetDenied, provider: provider.name, note, cost: quote.cost))
                 continue

@@ -358,7 +358,7 @@ public final class SpotStore: Sendable {
 
     private static func columns(_ spot: Spot) throws -> [(String, (any DatabaseValueConvertible)?)] {
         guard !spot.name.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw InputError("a spot needs a name: give --name NAME")
+            throw InputError("a spot needs a name")
         }
         _ = try Coordinate(validatingLatitude: spot.coordinate.latitude, longitude: spot.coordinate.longitude)
         return [

@@ -43,7 +43,11 @@ public struct SpotCommandHandler: Sendable {
                 }
             }
             attributes.apply(to: &spot)
-            return try PlacesJSON.spot(try spots.add(spot))
+            do {
+                return try PlacesJSON.spot(try spots.add(spot))
+            } catch let duplicate as DuplicateSpot {
+                throw InputError("\(duplicate); SPOT.ADD saves only new places")
+            }
         case "SPOT.LIST":
             var filter = SpotFilter()
             while let keyword = reader.keyword() {

@@ -60,10 +60,11 @@ public struct SpotsService: Sendable {
                            category: spot.category)
     }
 
-    /// Saves `spot` unless it duplicates a saved one (then throws, naming the saved spot), in one transaction.
+    /// Saves `spot` unless it duplicates a saved one, in one transaction.
+    /// - Throws: ``DuplicateSpot`` naming the saved spot (each front end says how to save it anyway).
     public func add(_ spot: Spot, allowDuplicate: Bool = false) throws -> Spot {
         if !allowDuplicate, let existing = try existingDuplicate(of: spot) {
-            throw InputError("'\(spot.name)' looks already saved as '\(existing.name)' (\(existing.id.storeKey.prefix(8))); add --allow-duplicate to save it anyway")
+            throw DuplicateSpot(incoming: spot, existing: existing)
         }
         try store.add(spot)
         return spot
@@ -147,7 +148,7 @@ public struct SpotsService: Sendable {
                     now: Date = Date()) throws -> (visit: Visit, spot: Spot?) {
         let spot = try reference.map { try store.resolve($0) }
         guard let coordinate = point ?? spot?.coordinate else {
-            throw InputError("say where the visit was: --spot ID or --at LAT,LON")
+            throw InputError("say where the visit was: a saved spot or a point")
         }
         let when: (date: Date, timeZone: String)
         if let time { when = try SpotTime.parse(time) } else {
@@ -163,7 +164,7 @@ public struct SpotsService: Sendable {
     public func visits(day: String?, since: String?) throws -> [Visit] {
         if let day {
             guard day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil, LocalDate(iso: day) != nil else {
-                throw InputError("invalid --day '\(day.prefix(40))': expected a real date as YYYY-MM-DD")
+                throw InputError("invalid day '\(day.prefix(40))': expected a real date as YYYY-MM-DD")
             }
             return try store.visits(day: day)
         }
@@ -173,7 +174,7 @@ public struct SpotsService: Sendable {
     static func parseSince(_ text: String) throws(InputError) -> Date {
         if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil {
             guard LocalDate(iso: text) != nil else {
-                throw InputError("invalid --since '\(text)': expected a real date as YYYY-MM-DD or an ISO 8601 time")
+                throw InputError("invalid since '\(text.prefix(40))': expected a real date as YYYY-MM-DD or an ISO 8601 time")
             }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .current
@@ -181,7 +182,7 @@ public struct SpotsService: Sendable {
             if let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) { return date }
         }
         guard let date = SpotTime.parseDate(text) else {
-            throw InputError("invalid --since '\(text)': expected YYYY-MM-DD or an ISO 8601 time")
+            throw InputError("invalid since '\(text.prefix(40))': expected YYYY-MM-DD or an ISO 8601 time")
         }
         return date
     }
@@ -203,6 +204,16 @@ public struct SpotsService: Sendable {
         var names: [UUID: String] = [:]
         for id in Set(visits.compactMap(\.spotID)) { names[id] = try store.spot(id: id)?.name }
         return names
+    }
+}
+
+/// A spot not saved because it names the same place as a saved one.
+public struct DuplicateSpot: Error, Sendable, CustomStringConvertible {
+    public var incoming: Spot
+    public var existing: Spot
+
+    public var description: String {
+        "'\(incoming.name)' looks already saved as '\(existing.name)' (\(existing.id.storeKey.prefix(8)))"
     }
 }
 

@@ -77,23 +77,22 @@ struct BudgetSetCommand: AsyncParsableCommand {
     @Argument(help: "A provider name, or `overall`.")
     var scope: String
 
-    @Argument(help: ArgumentHelp("One or two limits such as 5/day 50/month (dollars; `none` removes one).", valueName: "AMOUNT/PERIOD"))
-    var limits: [String]
+    @Argument(help: ArgumentHelp("One or two limits such as 5/day 50/month (dollars; `none` removes one).", valueName: "AMOUNT/PERIOD"),
+              transform: BudgetLimitArgument.argument)
+    var limits: [BudgetLimitArgument]
 
     @OptionGroup var state: StateOptions
 
+    func validate() throws {
+        if limits.isEmpty { throw ValidationError("give at least one limit, such as 5/day or 50/month") }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            guard !limits.isEmpty else { throw InputError("give at least one limit, such as 5/day or 50/month") }
             var perDay: MicroDollars?? = .none
             var perMonth: MicroDollars?? = .none
             for limit in limits {
-                let parts = limit.lowercased().split(separator: "/", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let period = BudgetPeriod(rawValue: parts[1]) else {
-                    throw InputError("invalid limit '\(limit)': expected AMOUNT/day or AMOUNT/month, e.g. 5/day")
-                }
-                let amount: MicroDollars? = try parts[0] == "none" ? nil : MicroDollars(parsingDollars: parts[0])
-                if period == .day { perDay = .some(amount) } else { perMonth = .some(amount) }
+                if limit.period == .day { perDay = .some(limit.amount) } else { perMonth = .some(limit.amount) }
             }
             let provider = scope.lowercased() == "overall" ? nil : scope.lowercased()
             try state.openApp().setBudgetLimits(provider: provider, perDay: perDay, perMonth: perMonth)
@@ -103,5 +102,19 @@ struct BudgetSetCommand: AsyncParsableCommand {
                 print("\(name): \(value.map(\.description) ?? "no limit") per \(period)")
             }
         }
+    }
+}
+
+/// `5/day`, `50/month`, `none/day`: a limit in dollars per period, `none` removing it.
+struct BudgetLimitArgument: Sendable {
+    var amount: MicroDollars?
+    var period: BudgetPeriod
+
+    static func argument(_ text: String) throws -> BudgetLimitArgument {
+        let parts = text.lowercased().split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let period = BudgetPeriod(rawValue: parts[1]) else {
+            throw ArgumentRefusal("expected AMOUNT/day or AMOUNT/month, e.g. 5/day")
+        }
+        return BudgetLimitArgument(amount: parts[0] == "none" ? nil : try MicroDollars.argument(parts[0]), period: period)
     }
 }

@@ -129,8 +129,9 @@ struct SuggestCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Prefer places near this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var near: Coordinate?
 
-    @Option(parsing: .unconditional, help: "At most this many suggestions.")
-    var limit = 8
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many suggestions.", valueName: "N"),
+            transform: ResultLimit.argument)
+    var limit: Int = 8
 
     @Option(help: ArgumentHelp(
         "Ask this provider instead of the local index (see `places providers`); the call is metered and cached.",
@@ -144,7 +145,6 @@ struct SuggestCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            try requireLimit(limit)
             let app = try state.openApp()
             let suggestions = try await app.suggest(SuggestQuery(prefix: prefix, near: near, limit: limit), provider: provider)
             if json {

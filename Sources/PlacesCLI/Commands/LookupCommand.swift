@@ -42,14 +42,14 @@ struct LookupCommand: AsyncParsableCommand {
     var phone: String?
 
     @Option(help: ArgumentHelp("Fields the answer must have before the lookup stops paying (phone,website,hours,…).",
-                               valueName: "LIST"))
-    var fields: String?
+                               valueName: "LIST"), transform: FieldList.argument)
+    var fields: Set<PlaceField>?
 
     @Flag(help: "Print every step on stderr: cache status, providers tried, candidates, scores, cost, why it stopped.")
     var explain = false
 
-    @Option(name: .customLong("max-cost"), help: ArgumentHelp("Spend at most this many dollars on this lookup (per row with --batch).", valueName: "USD"))
-    var maxCost: String?
+    @Option(name: .customLong("max-cost"), help: ArgumentHelp("Spend at most this many dollars on this lookup (per row with --batch).", valueName: "USD"), transform: MicroDollars.argument)
+    var maxCost: MicroDollars?
 
     @Flag(help: "Use only the cache and the local index.")
     var offline = false
@@ -68,22 +68,25 @@ struct LookupCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
+    func validate() throws {
+        if let concurrency, !(1...256).contains(concurrency) {
+            throw ValidationError("invalid --concurrency \(concurrency): expected 1…256 lookups in flight")
+        }
+        if batch != nil && name != nil { throw ValidationError("give either a NAME or --batch FILE, not both") }
+        if batch == nil && (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("missing NAME: say which place to look up, or use --batch FILE")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let requested = try fields.map { text throws(InputError) in try PlaceField.parseList(text) }
-            let maxCost = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
-            if let concurrency, !(1...256).contains(concurrency) {
-                throw InputError("invalid --concurrency \(concurrency): expected 1…256 lookups in flight")
-            }
+            let requested = fields
             let app = try state.openApp()
             if let batch {
-                guard name == nil else { throw InputError("give either a NAME or --batch FILE, not both") }
                 try await runBatch(app, file: URL(fileURLWithPath: batch), extraFields: requested ?? [], maxCost: maxCost)
                 return
             }
-            guard let name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw InputError("missing NAME: say which place to look up, or use --batch FILE")
-            }
+            let name = name ?? ""
             // Show the usual fields when known, but pay only for the ones asked for.
             let request = LookupRequest.asking(MatchQuery(name: name, near: near, address: address, phone: phone),
                                                for: requested ?? [], maxCost: maxCost, offline: offline)

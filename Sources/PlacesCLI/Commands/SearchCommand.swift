@@ -31,11 +31,12 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Rank and measure distance from this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var near: Coordinate?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --near, only places within this many metres.", valueName: "M"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --near, only places within this many metres.", valueName: "M"),
+            transform: Metres.argument)
     var radius: Double?
 
-    @Option(parsing: .unconditional, help: "At most this many results.")
-    var limit = 10
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many results.", valueName: "N"), transform: ResultLimit.argument)
+    var limit: Int = 10
 
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
     var category: String?
@@ -49,11 +50,12 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var state: StateOptions
 
+    func validate() throws {
+        if radius != nil && near == nil { throw ValidationError("--radius needs --near LAT,LON") }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            try requireMetres(radius, "--radius")
-            try requireLimit(limit)
-            if radius != nil && near == nil { throw InputError("--radius needs --near LAT,LON") }
             let app = try state.openApp()
             let query = SearchQuery(
                 text: query, near: near, radius: radius, limit: openFilter.fetchLimit(limit), category: category?.lowercased())
@@ -102,8 +104,8 @@ struct NearbyCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The centre point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Search radius in metres.", valueName: "M"))
-    var radius = 500.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Search radius in metres.", valueName: "M"), transform: Metres.argument)
+    var radius: Double = 500
 
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
     var category: String?
@@ -111,8 +113,8 @@ struct NearbyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only places of this brand or chain.", valueName: "NAME"))
     var brand: String?
 
-    @Option(parsing: .unconditional, help: "At most this many results.")
-    var limit = 20
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many results.", valueName: "N"), transform: ResultLimit.argument)
+    var limit: Int = 20
 
     @Option(help: ArgumentHelp(
         "Ask this provider instead of the local index (see `places providers`); the call is metered and cached.",
@@ -126,8 +128,6 @@ struct NearbyCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let center = at
-            try requireMetres(radius, "--radius")
-            try requireLimit(limit)
             let app = try state.openApp()
             let query = NearbyQuery(
                 center: center, radius: radius, category: category?.lowercased(), brand: brand, limit: openFilter.fetchLimit(limit))

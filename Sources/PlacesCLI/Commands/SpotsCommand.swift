@@ -180,7 +180,12 @@ struct SpotsAddCommand: AsyncParsableCommand {
             } else {
                 throw InputError(Self.oneForm)
             }
-            let saved = try spots.add(spot, allowDuplicate: allowDuplicate)
+            let saved: Spot
+            do {
+                saved = try spots.add(spot, allowDuplicate: allowDuplicate)
+            } catch let duplicate as DuplicateSpot {
+                throw InputError("\(duplicate); add --allow-duplicate to save it anyway")
+            }
             if json { try SpotOutput.printSpot(saved, json: true) } else {
                 print(TerminalText.safe("saved \(SpotOutput.shortID(saved))  \(saved.name)  \(saved.address ?? "\(saved.coordinate)")"))
             }

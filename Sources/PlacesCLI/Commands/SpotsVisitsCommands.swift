@@ -18,7 +18,7 @@ struct SpotsNearCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The reference point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(parsing: .unconditional, help: "Radius in metres.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Radius in metres.", valueName: "M"), transform: Metres.argument)
     var radius: Double = 805
 
     @Flag(help: "Print a JSON array with distance_m and bearing.")
@@ -29,7 +29,6 @@ struct SpotsNearCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let point = at
-            try requireMetres(radius, "--radius")
             SpotHitsOutput.print(try state.openSpots().store.near(point, radius: radius), reference: point, json: json)
         }
     }
@@ -43,8 +42,8 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The reference point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(parsing: .unconditional, help: "How many spots.")
-    var limit = 20
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many spots.", valueName: "N"), transform: ResultLimit.argument)
+    var limit: Int = 20
 
     @Flag(help: "Print a JSON array with distance_m and bearing.")
     var json = false
@@ -54,7 +53,6 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let point = at
-            try requireLimit(limit)
             SpotHitsOutput.print(try state.openSpots().store.nearest(point, limit: limit), reference: point, json: json)
         }
     }
@@ -92,8 +90,8 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
     @Flag(help: "Refresh every spot with an attached place.")
     var all = false
 
-    @Option(help: ArgumentHelp("Spend at most this many US dollars.", valueName: "USD"))
-    var maxCost: String?
+    @Option(help: ArgumentHelp("Spend at most this many US dollars.", valueName: "USD"), transform: MicroDollars.argument)
+    var maxCost: MicroDollars?
 
     @Flag(help: "Print a JSON array of {spot, changes, error}.")
     var json = false
@@ -106,7 +104,7 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let cap = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
+            let cap = maxCost
             let app = try state.openApp()
             let spots = try app.spots
             let targets = all ? try spots.store.allSpots() : [try spots.store.resolve(id ?? "")]

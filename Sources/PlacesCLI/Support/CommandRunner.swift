@@ -18,9 +18,6 @@ func reportingErrors(verbose: Bool = false, _ body: () async throws -> Void) asy
     } catch let error as ProviderError {
         printError("places: \(error.description)")
         throw ExitCode(3)
-    } catch let error as MeteredCallFailure {
-        printError("places: \((error.underlying as? ProviderError)?.description ?? "\(error.provider) failed: \(error.underlying)")")
-        throw ExitCode(3)
     } catch let error as BudgetDenied {
         printError("places: \(error.provider) not asked: \(error.denial); raise the limit with `places budget set \(error.denial.limitedProvider ?? "overall") …`")
         throw ExitCode(3)
@@ -77,15 +74,6 @@ extension OutputOptions {
             Swift.print(PlaceTable.render(places, reference: reference), terminator: "")
         }
     }
-}
-
-/// Checks a distance in metres (`--radius`, `--max-distance`, …): finite, positive, at most half the Earth.
-func requireMetres(_ value: Double?, _ name: String) throws(InputError) {
-    if let value { _ = try InputRange.metres(value, named: name) }
-}
-
-func requireLimit(_ value: Int) throws(InputError) {
-    _ = try InputRange.limit(value, named: "--limit")
 }
 
 enum StandardStream { case standardOutput, standardError }
