@@ -149,14 +149,13 @@ public final class LookupPipeline: Sendable {
             let charged: MicroDollars
             var coveredByFreeAllowance = false
             do {
-                calls[provider.name, default: 0] += 1
                 let answer = try await Self.match(query, on: provider)
+                calls[provider.name, default: 0] += 1
                 candidates = answer.value
                 charged = answer.charge.cost
                 coveredByFreeAllowance = answer.charge.coveredByFreeAllowance
                 spent = spent + charged
             } catch let denied as BudgetDenied {
-                calls[provider.name, default: 0] -= 1
                 budgetNote = budgetNote ?? denied.description
                 steps.append(LookupStep(.budgetDenied, provider: provider.name, denied.denial.description, cost: quote.cost))
                 continue
@@ -167,10 +166,10 @@ public final class LookupPipeline: Sendable {
                 let reserved = failure?.reserved ?? quote.cost
                 if billed { spent = spent + reserved }
                 if let providerError = underlying as? ProviderError, providerError.kind == .unsupported {
-                    calls[provider.name, default: 0] -= 1
                     steps.append(LookupStep(.skipped, provider: provider.name, providerError.message))
                     continue
                 }
+                calls[provider.name, default: 0] += 1
                 let providerFailure = ProviderFailure(provider: provider.name,
                                                       message: (underlying as? ProviderError)?.message ?? "\(underlying)")
                 failures.append(providerFailure)
