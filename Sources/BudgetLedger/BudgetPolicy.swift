@@ -36,8 +36,8 @@ public struct BudgetPolicy: Sendable, Hashable {
         self.freeCallsPerMonth = freeCallsPerMonth
     }
 
-    /// `2026-11-21` and `2026-11` for `date` in the policy's zone.
-    func periodKeys(for date: Date) -> (day: String, month: String) {
+    /// `2026-11-21` and `2026-11` for `date` in the policy's zone: the day and month a charge counts against.
+    public func periodKeys(for date: Date) -> (day: String, month: String) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
@@ -48,6 +48,7 @@ public struct BudgetPolicy: Sendable, Hashable {
 
 /// A granted reservation: the money is counted as spent until ``BudgetLedger/refund(_:)``.
 public struct Reservation: Sendable, Hashable {
+    /// The ledger's id for the charge; `0` for a free call, which is not recorded.
     public var id: Int64
     public var provider: String
     public var sku: String
@@ -55,6 +56,14 @@ public struct Reservation: Sendable, Hashable {
     public var cost: MicroDollars
     public var listPrice: MicroDollars
     public var isFree: Bool { cost == .zero && listPrice > .zero }
+
+    public init(id: Int64, provider: String, sku: String, cost: MicroDollars, listPrice: MicroDollars) {
+        self.id = id
+        self.provider = provider
+        self.sku = sku
+        self.cost = cost
+        self.listPrice = listPrice
+    }
 }
 
 /// Why a paid call was not allowed. The pipeline turns it into `budget_exhausted` and a stderr note.
@@ -65,6 +74,14 @@ public struct BudgetDenial: Sendable, Hashable, CustomStringConvertible {
     public var limit: MicroDollars
     public var spent: MicroDollars
     public var requested: MicroDollars
+
+    public init(limitedProvider: String?, period: BudgetPeriod, limit: MicroDollars, spent: MicroDollars, requested: MicroDollars) {
+        self.limitedProvider = limitedProvider
+        self.period = period
+        self.limit = limit
+        self.spent = spent
+        self.requested = requested
+    }
 
     public var description: String {
         let scope = limitedProvider.map { "\($0) budget" } ?? "overall budget"
@@ -84,12 +101,25 @@ public struct BudgetReport: Sendable, Hashable, Codable {
         public var limit: MicroDollars?
         public var remaining: MicroDollars?
         public var calls: Int
+
+        public init(spent: MicroDollars, limit: MicroDollars?, remaining: MicroDollars?, calls: Int) {
+            self.spent = spent
+            self.limit = limit
+            self.remaining = remaining
+            self.calls = calls
+        }
     }
 
     public struct FreeTierUse: Sendable, Hashable, Codable {
         public var sku: String
         public var used: Int
         public var allowance: Int
+
+        public init(sku: String, used: Int, allowance: Int) {
+            self.sku = sku
+            self.used = used
+            self.allowance = allowance
+        }
     }
 
     public struct ProviderFigures: Sendable, Hashable, Codable {
@@ -97,6 +127,13 @@ public struct BudgetReport: Sendable, Hashable, Codable {
         public var today: PeriodFigures
         public var month: PeriodFigures
         public var freeTier: [FreeTierUse]
+
+        public init(provider: String, today: PeriodFigures, month: PeriodFigures, freeTier: [FreeTierUse]) {
+            self.provider = provider
+            self.today = today
+            self.month = month
+            self.freeTier = freeTier
+        }
     }
 
     public var day: String
@@ -105,4 +142,14 @@ public struct BudgetReport: Sendable, Hashable, Codable {
     public var overallToday: PeriodFigures
     public var overallMonth: PeriodFigures
     public var providers: [ProviderFigures]
+
+    public init(day: String, month: String, timeZone: String, overallToday: PeriodFigures, overallMonth: PeriodFigures,
+                providers: [ProviderFigures]) {
+        self.day = day
+        self.month = month
+        self.timeZone = timeZone
+        self.overallToday = overallToday
+        self.overallMonth = overallMonth
+        self.providers = providers
+    }
 }

@@ -34,8 +34,8 @@ public final class PlacesApplication: Sendable {
     public let settings: PipelineSettings
 
     private let indexStore: OpenedOnce<PlaceIndexStore>
-    private let cacheStore: OpenedOnce<LookupCacheStore>
-    private let ledgerStore: OpenedOnce<BudgetLedger>
+    private let cacheStore: OpenedOnce<any LookupCacheStore>
+    private let ledgerStore: OpenedOnce<any BudgetLedger>
     private let spotStore: OpenedOnce<SpotsService>
     private let networkProviders: OpenedOnce<[ConfiguredProvider]>
     private let lookupPipeline: OpenedOnce<LookupPipeline>
@@ -95,8 +95,8 @@ public final class PlacesApplication: Sendable {
 
     var index: PlaceIndexStore { get throws { try indexStore.get() } }
     var local: LocalProvider { get throws { LocalProvider(index: try index) } }
-    var cache: LookupCacheStore { get throws { try cacheStore.get() } }
-    var ledger: BudgetLedger { get throws { try ledgerStore.get() } }
+    var cache: any LookupCacheStore { get throws { try cacheStore.get() } }
+    var ledger: any BudgetLedger { get throws { try ledgerStore.get() } }
     var pipeline: LookupPipeline { get throws { try lookupPipeline.get() } }
 
     /// Opens (and on a fresh machine builds) the local index now rather than on first use: the server does,
@@ -269,26 +269,31 @@ public final class PlacesApplication: Sendable {
     // MARK: Budget and cache.
 
     /// Spend, limits and what is left, per provider, today and this month.
-    public func budgetReport() throws -> BudgetReport {
-        try ledger.report()
+    public func budgetReport() async throws -> BudgetReport {
+        try await ledger.report()
     }
 
     /// Sets a provider's (or, with `nil`, the overall) limits; `.some(nil)` removes one, `.none` leaves it.
-    public func setBudgetLimits(provider: String?, perDay: MicroDollars??, perMonth: MicroDollars??) throws {
-        try ledger.setLimits(provider: provider, perDay: perDay, perMonth: perMonth)
+    public func setBudgetLimits(provider: String?, perDay: MicroDollars??, perMonth: MicroDollars??) async throws {
+        try await ledger.setLimits(provider: provider, perDay: perDay, perMonth: perMonth)
     }
 
-    public func cacheStats() throws -> CacheStats {
-        try cache.stats()
+    public func cacheStats() async throws -> CacheStats {
+        try await cache.stats()
+    }
+
+    /// Where the lookup cache lives (a file path for SQLite), for `places cache stats`.
+    public func cacheLocation() throws -> String {
+        try cache.location
     }
 
     /// Drops cached entries (all, one provider's, or only expired ones) and says how many.
-    public func purgeCache(provider: String? = nil, expiredOnly: Bool = false) throws -> Int {
-        try cache.purge(provider: provider, expiredOnly: expiredOnly)
+    public func purgeCache(provider: String? = nil, expiredOnly: Bool = false) async throws -> Int {
+        try await cache.purge(provider: provider, expiredOnly: expiredOnly)
     }
 
-    public func vacuumCache() throws {
-        try cache.vacuum()
+    public func vacuumCache() async throws {
+        try await cache.vacuum()
     }
 }
 

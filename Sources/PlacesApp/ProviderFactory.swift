@@ -50,8 +50,8 @@ public struct ConfiguredProvider: Sendable {
 /// follows the provider's terms, and metering in the budget ledger. A provider comes out of the factory only
 /// wrapped, so no path to a paid provider can spend outside the budget or skip the cache.
 public struct ProviderDecorations: Sendable {
-    public var ledger: BudgetLedger
-    public var cache: LookupCacheStore?
+    public var ledger: any BudgetLedger
+    public var cache: (any LookupCacheStore)?
     /// Coordinates in cache keys are snapped to this grid (`[cache] grid_m`).
     public var grid: CoordinateGrid
     /// The longest any answer is kept (`[cache] answer_ttl_s`); a provider's terms may shorten it.
@@ -60,7 +60,7 @@ public struct ProviderDecorations: Sendable {
     public var logger: Logger?
     public var clock: @Sendable () -> Date
 
-    public init(ledger: BudgetLedger, cache: LookupCacheStore?, grid: CoordinateGrid = CoordinateGrid(meters: 100),
+    public init(ledger: any BudgetLedger, cache: (any LookupCacheStore)?, grid: CoordinateGrid = CoordinateGrid(meters: 100),
                 longestTTL: TimeInterval = 7 * 86_400, logger: Logger? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.ledger = ledger

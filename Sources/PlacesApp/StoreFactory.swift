@@ -19,23 +19,23 @@ struct StoreFactory: Sendable {
     }
 
     /// The TTL lookup cache (also where provider answers are kept within their terms).
-    func openCache() throws -> LookupCacheStore {
+    func openCache() throws -> any LookupCacheStore {
         try opening(in: environment.cacheDirectory) {
-            try LookupCacheStore(path: environment.cacheDatabase,
-                                 configuration: LookupCacheConfiguration(maxBytes: settings.cache.maxBytes), clock: clock)
+            try SQLiteLookupCacheStore(path: environment.cacheDatabase,
+                                       configuration: LookupCacheConfiguration(maxBytes: settings.cache.maxBytes), clock: clock)
         }
     }
 
     /// The spend ledger every paid call reserves in.
-    func openLedger() throws -> BudgetLedger {
+    func openLedger() throws -> any BudgetLedger {
         try opening(in: environment.dataDirectory) {
-            try BudgetLedger(path: environment.budgetDatabase, policy: Self.budgetPolicy(settings), clock: clock)
+            try SQLiteBudgetLedger(path: environment.budgetDatabase, policy: Self.budgetPolicy(settings), clock: clock)
         }
     }
 
     /// Saved spots: user data.
-    func openSpots() throws -> SpotStore {
-        try opening(in: environment.dataDirectory) { try SpotStore(path: environment.spotsDatabase) }
+    func openSpots() throws -> any SpotStore {
+        try opening(in: environment.dataDirectory) { try SQLiteSpotStore(path: environment.spotsDatabase) }
     }
 
     /// A store that cannot be opened is a ``StorageError`` (read-only, full, locked …) when it is one, so

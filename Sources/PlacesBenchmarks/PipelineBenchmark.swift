@@ -160,8 +160,8 @@ enum PipelineBenchmark {
     private static func makePipeline(world: PipelineBenchWorld, scorer: any CandidateScorer, useCheap: Bool,
                                      useCache: Bool) throws -> (LookupPipeline, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-bench-pipeline-\(UUID().uuidString)")
-        let cache = useCache ? try LookupCacheStore(path: directory.appendingPathComponent("cache.sqlite")) : nil
-        let ledger = try BudgetLedger(path: directory.appendingPathComponent("budget.sqlite"))
+        let cache = useCache ? try SQLiteLookupCacheStore(path: directory.appendingPathComponent("cache.sqlite")) : nil
+        let ledger = try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"))
         var providers: [any PlaceProvider] = [PipelineBenchProvider(name: "costly", price: price, world: world, cheap: false)]
         if useCheap { providers.insert(PipelineBenchProvider(name: "cheap", price: .zero, world: world, cheap: true), at: 0) }
         let pipeline = LookupPipeline(providers: providers, scorer: scorer, cache: cache, ledger: ledger,

@@ -16,7 +16,7 @@ enum SpotsBenchmark {
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-bench-spots-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SpotStore(path: directory.appendingPathComponent("spots.sqlite"))
+        let store = try SQLiteSpotStore(path: directory.appendingPathComponent("spots.sqlite"))
         // 60 x 60 km around Helsinki: about 28 spots per square kilometre.
         func randomPoint() -> Coordinate {
             Coordinate(latitude: 59.95 + generator.unit() * 0.54, longitude: 24.45 + generator.unit() * 1.08)
@@ -25,9 +25,9 @@ enum SpotsBenchmark {
         var batch: [Spot] = []
         for n in 0..<spotCount {
             batch.append(Spot(name: "Spot \(n)", coordinate: randomPoint(), category: ["cafe", "restaurant", "museum", "park"][n % 4]))
-            if batch.count == 10_000 { try store.add(batch); batch.removeAll(keepingCapacity: true) }
+            if batch.count == 10_000 { try await store.add(batch); batch.removeAll(keepingCapacity: true) }
         }
-        try store.add(batch)
+        try await store.add(batch)
         print("spots.load_spots \(spotCount) spots in \(String(format: "%.1f", Date().timeIntervalSince(loadStart))) s")
 
         for radius in [200.0, 805.0] {
@@ -36,7 +36,7 @@ enum SpotsBenchmark {
             for _ in 0..<queries {
                 let center = randomPoint()
                 let start = DispatchTime.now().uptimeNanoseconds
-                found += try store.near(center, radius: radius).count
+                found += try await store.near(center, radius: radius).count
                 latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
             }
             latencies.sort()
@@ -48,14 +48,14 @@ enum SpotsBenchmark {
         var nearestLatencies: [Double] = []
         for _ in 0..<max(1, queries / 4) {
             let start = DispatchTime.now().uptimeNanoseconds
-            _ = try store.nearest(randomPoint(), limit: 20)
+            _ = try await store.nearest(randomPoint(), limit: 20)
             nearestLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
         }
         nearestLatencies.sort()
         print("spots.nearest20_p50 \(String(format: "%.3f", percentile(nearestLatencies, 50))) ms")
 
         // Watch: a walk through the city at 1.4 m/s, one fix a second, with GPS noise and 5 % bad fixes.
-        let points = try store.allPoints()
+        let points = try await store.allPoints()
         var watch = ProximityWatch(spots: points, settings: ProximityWatchSettings(radius: 200, monitorCount: 20))
         var track: [LocationFix] = []
         track.reserveCapacity(100_000)

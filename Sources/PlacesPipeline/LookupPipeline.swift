@@ -45,15 +45,15 @@ public struct LookupPolicy: Sendable {
 public final class LookupPipeline: Sendable {
     public let providers: [any PlaceProvider]
     public let scorer: any CandidateScorer
-    public let cache: LookupCacheStore?
+    public let cache: (any LookupCacheStore)?
     public let policy: LookupPolicy
     private let clock: @Sendable () -> Date
     private let flights = SingleFlight<LookupOutcome>()
 
     /// - Parameter ledger: when given, each provider not already metered is wrapped in a ``MeteredProvider``
     ///   on it (tests and benchmarks build providers by hand; the application's providers come metered).
-    public init(providers: [any PlaceProvider], scorer: any CandidateScorer, cache: LookupCacheStore?,
-                ledger: BudgetLedger?, policy: LookupPolicy = LookupPolicy(),
+    public init(providers: [any PlaceProvider], scorer: any CandidateScorer, cache: (any LookupCacheStore)?,
+                ledger: (any BudgetLedger)?, policy: LookupPolicy = LookupPolicy(),
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.providers = providers.map { provider in
             guard let ledger, meteringLayer(of: provider) == nil else { return provider }
@@ -85,7 +85,7 @@ public final class LookupPipeline: Sendable {
 
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
         // Fast path: a fresh hit needs neither the single-flight table nor a task.
-        if let cache, let entry = try cache.entry(for: cacheKey(request)), let hit = hitOutcome(entry) {
+        if let cache, let entry = try await cache.entry(for: cacheKey(request)), let hit = hitOutcome(entry) {
             return hit
         }
         let flightKey = cacheKey(request) + "|max=\(request.maxCost?.value ?? -1)|offline=\(request.offline)"
@@ -115,7 +115,7 @@ public final class LookupPipeline: Sendable {
         var staleEntry: CachedEntry?
 
         // Checked again inside the flight: an identical lookup may have just stored the answer.
-        if let cache, let entry = try cache.entry(for: key) {
+        if let cache, let entry = try await cache.entry(for: key) {
             if let hit = hitOutcome(entry) { return hit }
             staleEntry = entry
             steps.append(LookupStep(.cache, "expired \(iso(entry.expiresAt)); kept for stale-if-error"))
@@ -226,7 +226,7 @@ public final class LookupPipeline: Sendable {
             return outcome
         }
 
-        try store(outcome, merged: merged, key: key, failed: !failures.isEmpty,
+        try await store(outcome, merged: merged, key: key, failed: !failures.isEmpty,
                   budgetExhausted: budgetExhausted, steps: &outcome.steps)
         outcome.steps.append(LookupStep(.stopped, stopExplanation(outcome)))
         return outcome
@@ -248,7 +248,7 @@ public final class LookupPipeline: Sendable {
     /// answers cut short by the budget. A `review` answer is stored as the answer it is (for no longer than
     /// "no such place" would be), so the next identical lookup shows the same place with the same doubt.
     private func store(_ outcome: LookupOutcome, merged: Place?, key: String, failed: Bool,
-                       budgetExhausted: Bool, steps: inout [LookupStep]) throws {
+                       budgetExhausted: Bool, steps: inout [LookupStep]) async throws {
         guard let cache else { return }
         guard !failed else {
             steps.append(LookupStep(.cache, "not stored: a provider failed, and errors are never cached"))
@@ -267,13 +267,13 @@ public final class LookupPipeline: Sendable {
             let termsTTL = providers.filter { contributors.contains($0.name) }.compactMap(\.cacheTerms.wholeAnswer).min()
             let ttl = min(accepted ? policy.answerTTL : policy.negativeTTL, termsTTL ?? .infinity)
             let payload = try JSONEncoder().encode(CachedLookup(place: answer, match: outcome.match))
-            try cache.store(key: key, kind: .answer, payload: payload, providers: contributors.sorted(), ttl: ttl)
+            try await cache.store(key: key, kind: .answer, payload: payload, providers: contributors.sorted(), ttl: ttl)
             let what = accepted ? "answer" : "the review answer"
             steps.append(LookupStep(.cache, ttl > 0 ? "stored \(what) for \(Int(ttl)) s" : "not stored: the providers' terms allow no caching"))
         } else {
             let payload = try JSONEncoder().encode(CachedLookup(place: nil, match: nil))
             let asked = outcome.calls.keys.sorted()
-            try cache.store(key: key, kind: .negative, payload: payload, providers: asked, ttl: policy.negativeTTL)
+            try await cache.store(key: key, kind: .negative, payload: payload, providers: asked, ttl: policy.negativeTTL)
             steps.append(LookupStep(.cache, "stored \"no such place\" for \(Int(policy.negativeTTL)) s"))
         }
     }

@@ -1,447 +1,113 @@
 import Foundation
-import GRDB
 import PlacesCore
-import StoreSupport
 
-/// The saved-spots database: user data, kept apart from the cache so no cache command can touch it.
+/// The saved-spots store's whole contract: user data, kept apart from the cache so no cache command can
+/// touch it. Any implementation (SQLite today, PostgreSQL next) must pass the shared contract suite in
+/// `Tests/SpotStoreTests/SpotStoreContract.swift`.
 ///
-/// Every public method is one transaction, so a command killed halfway leaves the database as it was
-/// before the command (SQLite's journal guarantees it). The database runs in WAL mode with a busy
-/// timeout, so the CLI and the server can read and write it at the same time:
+/// What every implementation guarantees:
+/// - **One transaction per method.** Each call commits entirely or not at all, so a command that fails or is
+///   killed halfway leaves the store as it was before (a batch ``add(_:)-(Array)`` or ``importAll(spots:visits:replacing:)``
+///   with one bad spot saves none). ``update(_:now:_:)`` reads, changes and writes in one transaction, so
+///   two editors never lose each other's change.
+/// - **What is stored comes back.** Every ``Spot`` and ``Visit`` field round-trips exactly (dates to the millisecond,
+///   as the values' initialisers round them).
+/// - **References.** A spot is named by its full id or an unambiguous prefix of at least 4 hex characters;
+///   an unknown, ambiguous or malformed reference throws ``PlacesCore/InputError``.
+/// - **Invalid spots** (an empty name, a coordinate off the Earth) and visits naming a spot that is not
+///   saved throw ``PlacesCore/InputError`` and store nothing.
+/// - **Removing** a spot keeps its visits, detached (their spot id becomes `nil`): they still happened.
+/// - **Distances** are haversine metres from ``GeoMath``; `near` includes spots exactly at the radius, both
+///   `near` and `nearest` order nearest first.
 ///
 /// ```swift
-/// let store = try SpotStore(path: environment.spotsDatabase)
-/// try store.add(Spot(name: "Maya Bar", coordinate: Coordinate(latitude: 60.1721, longitude: 24.9450)))
-/// let around = try store.near(Coordinate(latitude: 60.17, longitude: 24.94), radius: 805)
+/// let store: any SpotStore = try SQLiteSpotStore(path: environment.spotsDatabase)
+/// try await store.add(Spot(name: "Maya Bar", coordinate: Coordinate(latitude: 60.1721, longitude: 24.9450)))
+/// let around = try await store.near(Coordinate(latitude: 60.17, longitude: 24.94), radius: 805, limit: nil)
 /// ```
-///
-/// Spatial questions go through an R*Tree of the spots' points: the bounding box of the radius picks
-/// candidates, and the haversine distance from ``GeoMath`` decides.
-public final class SpotStore: Sendable {
-    public let pool: DatabasePool
-
-    /// Opens (creating when missing) the database at `path` and brings its schema up to date.
-    /// - Parameter busyTimeout: how long a write waits for another process's write before failing.
-    /// - Throws: ``StoreOpenError`` saying which file and why.
-    public init(path: URL, busyTimeout: TimeInterval = 15) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
-        configuration.foreignKeysEnabled = true
-        // WAL + NORMAL: a killed process never loses a committed transaction; only a power cut can
-        // lose the last few, and nothing is ever half-written.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        pool = try StoreDatabase.open(name: "spots database", path: path, configuration: configuration, migrator: Self.migrator)
-    }
-
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: spots, attachments, visits, spatial index") { db in
-            try db.execute(sql: """
-                CREATE TABLE spot (
-                    rowid INTEGER PRIMARY KEY,
-                    id TEXT NOT NULL UNIQUE,
-                    name TEXT NOT NULL,
-                    folded_name TEXT NOT NULL,
-                    lat REAL NOT NULL,
-                    lon REAL NOT NULL,
-                    category TEXT,
-                    tags TEXT NOT NULL DEFAULT '[]',
-                    notes TEXT,
-                    rating TEXT CHECK (rating IN ('like', 'dislike')),
-                    address TEXT,
-                    url TEXT,
-                    created_at REAL NOT NULL,
-                    updated_at REAL NOT NULL,
-                    place_ids TEXT NOT NULL DEFAULT '[]',
-                    snapshot TEXT,
-                    snapshot_fetched_at REAL,
-                    snapshot_source TEXT
-                );
-                CREATE INDEX spot_category ON spot(category);
-                CREATE INDEX spot_updated ON spot(updated_at);
-                CREATE TABLE spot_place (
-                    spot_rowid INTEGER NOT NULL REFERENCES spot(rowid) ON DELETE CASCADE,
-                    place_id TEXT NOT NULL,
-                    PRIMARY KEY (place_id, spot_rowid)
-                ) WITHOUT ROWID;
-                CREATE INDEX spot_place_spot ON spot_place(spot_rowid);
-                CREATE VIRTUAL TABLE spot_rtree USING rtree(spot_rowid, min_lat, max_lat, min_lon, max_lon);
-                CREATE TRIGGER spot_rtree_insert AFTER INSERT ON spot BEGIN
-                    INSERT INTO spot_rtree VALUES (new.rowid, new.lat, new.lat, new.lon, new.lon);
-                END;
-                CREATE TRIGGER spot_rtree_update AFTER UPDATE OF lat, lon ON spot BEGIN
-                    UPDATE spot_rtree SET min_lat = new.lat, max_lat = new.lat, min_lon = new.lon, max_lon = new.lon
-                    WHERE spot_rowid = new.rowid;
-                END;
-                CREATE TRIGGER spot_rtree_delete AFTER DELETE ON spot BEGIN
-                    DELETE FROM spot_rtree WHERE spot_rowid = old.rowid;
-                END;
-                CREATE TABLE visit (
-                    id TEXT PRIMARY KEY,
-                    spot_id TEXT REFERENCES spot(id) ON DELETE SET NULL,
-                    time REAL NOT NULL,
-                    time_zone TEXT NOT NULL,
-                    local_day TEXT NOT NULL,
-                    lat REAL NOT NULL,
-                    lon REAL NOT NULL,
-                    note TEXT,
-                    photo_path TEXT
-                );
-                CREATE INDEX visit_time ON visit(time);
-                CREATE INDEX visit_day ON visit(local_day);
-                CREATE INDEX visit_spot ON visit(spot_id);
-                """)
-        }
-        return migrator
-    }
-
+public protocol SpotStore: Sendable {
     // MARK: Writing spots
 
     /// Saves a new spot; fails if its id is already taken.
-    public func add(_ spot: Spot) throws {
-        try pool.write { db in try Self.insert(spot, db) }
-    }
+    func add(_ spot: Spot) async throws
 
     /// Saves many new spots in one transaction: all of them or, if anything fails, none.
-    public func add(_ spots: [Spot]) throws {
-        try pool.write { db in for spot in spots { try Self.insert(spot, db) } }
-    }
+    func add(_ spots: [Spot]) async throws
 
-    /// Finds the spot `reference` names (see ``resolve(_:)``), changes it, stamps `updatedAt`, and saves it,
-    /// all in one transaction so two editors never lose each other's change.
+    /// Finds the spot `reference` names, lets `change` edit it, stamps `updatedAt` with `now`, and saves it, all
+    /// in one transaction. An error thrown by `change` saves nothing.
     @discardableResult
-    public func update(_ reference: String, now: Date = Date(), _ change: @Sendable (inout Spot) throws -> Void) throws -> Spot {
-        try pool.write { db in
-            var spot = try Self.resolve(reference, db)
-            try change(&spot)
-            spot.updatedAt = now.roundedToMilliseconds
-            try Self.replace(spot, db)
-            return spot
-        }
-    }
+    func update(_ reference: String, now: Date, _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot
 
     /// Deletes the spot `reference` names and returns it. Its visits stay, detached, because they still happened.
     @discardableResult
-    public func remove(_ reference: String) throws -> Spot {
-        try pool.write { db in
-            let spot = try Self.resolve(reference, db)
-            try db.execute(sql: "DELETE FROM spot WHERE id = ?", arguments: [spot.id.storeKey])
-            return spot
-        }
-    }
+    func remove(_ reference: String) async throws -> Spot
 
-    /// Imports spots and visits in one transaction. With `replacing`, everything already stored is deleted first
-    /// (the caller writes a backup before); otherwise spots whose id exists are updated in place.
-    public func importAll(spots: [Spot], visits: [Visit], replacing: Bool) throws {
-        try pool.write { db in
-            if replacing {
-                try db.execute(sql: "DELETE FROM visit; DELETE FROM spot;")
-            }
-            for spot in spots {
-                if try Self.rowid(of: spot.id, db) != nil { try Self.replace(spot, db) } else { try Self.insert(spot, db) }
-            }
-            for visit in visits { try Self.insert(visit, db) }
-        }
-    }
+    /// Imports spots and visits in one transaction. With `replacing`, everything already stored (spots and
+    /// visits) is deleted first (the caller writes a backup before); otherwise spots whose id exists are
+    /// updated in place and the others added. A visit whose id exists is replaced.
+    func importAll(spots: [Spot], visits: [Visit], replacing: Bool) async throws
 
     // MARK: Reading spots
 
     /// The spot named by a full id or an unambiguous id prefix of at least 4 characters.
-    public func resolve(_ reference: String) throws -> Spot {
-        try pool.read { db in try Self.resolve(reference, db) }
-    }
+    func resolve(_ reference: String) async throws -> Spot
 
-    public func spot(id: UUID) throws -> Spot? {
-        try pool.read { db in
-            try Self.spot(id: id, db)
-        }
-    }
+    func spot(id: UUID) async throws -> Spot?
 
-    /// Spots attached to `placeID`: how `add --from` notices a place saved already.
-    public func spots(attachedTo placeID: PlaceID) throws -> [Spot] {
-        try pool.read { db in
-            try Array(Row.fetchCursor(db, sql: """
-                SELECT spot.* FROM spot_place JOIN spot ON spot.rowid = spot_place.spot_rowid
-                WHERE spot_place.place_id = ? ORDER BY spot.created_at
-                """, arguments: [placeID.description]).map(Self.spot(from:)))
-        }
-    }
+    /// Spots attached to `placeID`, oldest first: how `add --from` notices a place saved already.
+    func spots(attachedTo placeID: PlaceID) async throws -> [Spot]
 
     /// For each spot, the saved spots that may be the same place: the same id, a shared attached place id,
-    /// or within `radius` metres. One read transaction for the whole batch, so big imports stay fast.
-    public func duplicateCandidates(for spots: [Spot], radius: Double) throws -> [[Spot]] {
-        try pool.read { db in
-            guard try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0 > 0 else { return spots.map { _ in [] } }
-            let byPlace = try db.cachedStatement(sql: """
-                SELECT spot.* FROM spot_place JOIN spot ON spot.rowid = spot_place.spot_rowid WHERE spot_place.place_id = ?
-                """)
-            return try spots.map { spot in
-                var found: [Spot] = []
-                if let same = try Self.spot(id: spot.id, db) { found.append(same) }
-                for placeID in spot.placeIDs {
-                    found += try Array(Row.fetchCursor(byPlace, arguments: [placeID.description]).map(Self.spot(from:)))
-                }
-                let near = try Self.candidates(spot.coordinate, radius: radius, db).filter { $0.distance <= radius }
-                found += try Self.load(near.sorted { $0.distance < $1.distance }, center: spot.coordinate, db).map(\.spot)
-                var seen = Set<UUID>()
-                return found.filter { seen.insert($0.id).inserted }
-            }
-        }
-    }
+    /// or within `radius` metres; each listed once.
+    func duplicateCandidates(for spots: [Spot], radius: Double) async throws -> [[Spot]]
 
-    public func count() throws -> Int {
-        try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0 }
-    }
+    func count() async throws -> Int
 
-    /// Spots that pass `filter`, in its order. Distance order needs ``SpotFilter/reference``.
-    public func list(_ filter: SpotFilter = SpotFilter()) throws -> [Spot] {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let category = filter.category {
-            conditions.append("category = ?")
-            _ = arguments.append(contentsOf: [category])
-        }
-        for tag in filter.tags {
-            conditions.append("EXISTS (SELECT 1 FROM json_each(spot.tags) WHERE value = ?)")
-            _ = arguments.append(contentsOf: [tag])
-        }
-        switch filter.rating {
-        case .none: break
-        case .some(.none): conditions.append("rating IS NULL")
-        case .some(.some(let rating)):
-            conditions.append("rating = ?")
-            _ = arguments.append(contentsOf: [rating.rawValue])
-        }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let order = switch filter.sort {
-        case .name, .distance: "folded_name, id"
-        case .recent: "updated_at DESC, id"
-        }
-        let sql = "SELECT * FROM spot \(whereClause) ORDER BY \(order)"
-        var spots = try pool.read { db in try Array(Row.fetchCursor(db, sql: sql, arguments: arguments).map(Self.spot(from:))) }
-        if filter.sort == .distance, let reference = filter.reference {
-            spots = spots.map { ($0, GeoMath.distance(reference, $0.coordinate)) }
-                .sorted { $0.1 < $1.1 }.map(\.0)
-        }
-        return spots
-    }
+    /// Spots that pass `filter`, in its order: name (folded, then id), most recently updated first, or
+    /// distance from ``SpotFilter/reference`` (name order without one).
+    func list(_ filter: SpotFilter) async throws -> [Spot]
 
-    /// Each category with its number of spots, most used first; `nil` counts spots without one.
-    public func categories() throws -> [(category: String?, count: Int)] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT category, count(*) AS n FROM spot GROUP BY category ORDER BY n DESC, category")
-                .map { (category: $0["category"] as String?, count: $0["n"] as Int) }
-        }
-    }
+    /// Each category with its number of spots, most used first, then by name; `nil` counts spots without one.
+    func categories() async throws -> [(category: String?, count: Int)]
 
-    /// Spots within `radius` metres of `center`, nearest first.
-    public func near(_ center: Coordinate, radius: Double, limit: Int? = nil) throws -> [SpotDistance] {
-        try pool.read { db in
-            var hits = try Self.candidates(center, radius: radius, db).filter { $0.distance <= radius }
-            hits.sort { $0.distance < $1.distance }
-            if let limit, hits.count > limit { hits.removeLast(hits.count - limit) }
-            return try Self.load(hits, center: center, db)
-        }
-    }
+    /// Spots within `radius` metres of `center`, nearest first, at most `limit` of them.
+    func near(_ center: Coordinate, radius: Double, limit: Int?) async throws -> [SpotDistance]
 
     /// The `limit` spots nearest to `center`, wherever they are: the set a watcher monitors.
-    public func nearest(_ center: Coordinate, limit: Int) throws -> [SpotDistance] {
-        guard limit > 0 else { return [] }
-        return try pool.read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0
-            let wanted = min(limit, total)
-            guard wanted > 0 else { return [] }
-            // Grow a search circle until it holds enough spots; only within the circle is the order exact.
-            var radius = 500.0
-            while true {
-                var hits = try Self.candidates(center, radius: radius, db)
-                let inside = hits.filter { $0.distance <= radius }
-                if inside.count >= wanted || radius >= 2.1e7 {
-                    hits = (inside.count >= wanted ? inside : hits).sorted { $0.distance < $1.distance }
-                    return try Self.load(Array(hits.prefix(wanted)), center: center, db)
-                }
-                radius *= 4
-            }
-        }
-    }
+    func nearest(_ center: Coordinate, limit: Int) async throws -> [SpotDistance]
 
     /// Every spot, oldest first: what export writes.
-    public func allSpots() throws -> [Spot] {
-        try pool.read { db in try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot ORDER BY created_at, id").map(Self.spot(from:))) }
-    }
+    func allSpots() async throws -> [Spot]
 
     /// Every spot's id, name and point, for the watcher (no snapshot decoding).
-    public func allPoints() throws -> [SpotPoint] {
-        try pool.read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, name, lat, lon FROM spot")
-            var points: [SpotPoint] = []
-            while let row = try rows.next() {
-                guard let id = UUID(uuidString: row["id"]) else { continue }
-                points.append(SpotPoint(id: id, name: row["name"], coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"])))
-            }
-            return points
-        }
-    }
+    func allPoints() async throws -> [SpotPoint]
 
     // MARK: Visits
 
-    public func log(_ visit: Visit) throws {
-        try pool.write { db in try Self.insert(visit, db) }
+    /// Saves a visit (replacing one with the same id).
+    func log(_ visit: Visit) async throws
+
+    /// Visits in time order (then id); `day` is a local `YYYY-MM-DD` in each visit's own zone, `since` an instant
+    /// (inclusive), `spot` a saved spot's id. Filters combine.
+    func visits(day: String?, since: Date?, spot: UUID?) async throws -> [Visit]
+}
+
+extension SpotStore {
+    /// Every spot in name order.
+    public func list() async throws -> [Spot] { try await list(SpotFilter()) }
+
+    /// Spots within `radius` metres of `center`, nearest first.
+    public func near(_ center: Coordinate, radius: Double) async throws -> [SpotDistance] {
+        try await near(center, radius: radius, limit: nil)
     }
 
-    /// Visits in time order; `day` is a local `YYYY-MM-DD`, `since` an instant.
-    public func visits(day: String? = nil, since: Date? = nil, spot: UUID? = nil) throws -> [Visit] {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let day { conditions.append("local_day = ?"); _ = arguments.append(contentsOf: [day]) }
-        if let since { conditions.append("time >= ?"); _ = arguments.append(contentsOf: [since.timeIntervalSinceReferenceDate]) }
-        if let spot { conditions.append("spot_id = ?"); _ = arguments.append(contentsOf: [spot.storeKey]) }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        return try pool.read { db in
-            try Array(Row.fetchCursor(db, sql: "SELECT * FROM visit \(whereClause) ORDER BY time, id", arguments: arguments)
-                .map(Self.visit(from:)))
-        }
-    }
+    /// Every visit, in time order.
+    public func visits() async throws -> [Visit] { try await visits(day: nil, since: nil, spot: nil) }
 
-    // MARK: Rows
-
-    static func spot(id: UUID, _ db: Database) throws -> Spot? {
-        try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM spot WHERE id = ?"), arguments: [id.storeKey])
-            .map(spot(from:)).next()
-    }
-
-    static func resolve(_ reference: String, _ db: Database) throws -> Spot {
-        let key = reference.trimmingCharacters(in: .whitespaces).lowercased()
-        if let id = UUID(uuidString: key), let spot = try spot(id: id, db) {
-            return spot
-        }
-        guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw InputError("unknown spot '\(reference)': give its id (or the first 4+ characters of it) as printed by `places spots list`")
-        }
-        let spots = try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id LIKE ? || '%' LIMIT 2", arguments: [key])
-            .map(spot(from:)))
-        switch spots.count {
-        case 1: return spots[0]
-        case 0: throw InputError("unknown spot '\(reference)': no saved spot has that id; see `places spots list`")
-        default: throw InputError("ambiguous spot id '\(reference)': several spots start with it; type more characters")
-        }
-    }
-
-    static func rowid(of id: UUID, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT rowid FROM spot WHERE id = ?", arguments: [id.storeKey])
-    }
-
-    static func insert(_ spot: Spot, _ db: Database) throws {
-        let values = try columns(spot)
-        let names = values.map(\.0)
-        try db.execute(
-            sql: "INSERT INTO spot (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
-            arguments: StatementArguments(values.map(\.1)))
-        try attach(spot, rowid: db.lastInsertedRowID, db)
-    }
-
-    static func replace(_ spot: Spot, _ db: Database) throws {
-        let values = try columns(spot).filter { $0.0 != "id" }
-        try db.execute(
-            sql: "UPDATE spot SET \(values.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE id = ?",
-            arguments: StatementArguments(values.map(\.1) + [spot.id.storeKey]))
-        guard let rowid = try rowid(of: spot.id, db) else { return }
-        try db.execute(sql: "DELETE FROM spot_place WHERE spot_rowid = ?", arguments: [rowid])
-        try attach(spot, rowid: rowid, db)
-    }
-
-    private static func attach(_ spot: Spot, rowid: Int64, _ db: Database) throws {
-        for placeID in Set(spot.placeIDs) {
-            try db.execute(sql: "INSERT INTO spot_place (spot_rowid, place_id) VALUES (?, ?)", arguments: [rowid, placeID.description])
-        }
-    }
-
-    private static func columns(_ spot: Spot) throws -> [(String, (any DatabaseValueConvertible)?)] {
-        guard !spot.name.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw InputError("a spot needs a name")
-        }
-        _ = try Coordinate(validatingLatitude: spot.coordinate.latitude, longitude: spot.coordinate.longitude)
-        return [
-            ("id", spot.id.storeKey), ("name", spot.name), ("folded_name", TextFolding.fold(spot.name)),
-            ("lat", spot.coordinate.latitude), ("lon", spot.coordinate.longitude), ("category", spot.category),
-            ("tags", spot.tags.isEmpty ? "[]" : try SpotCoding.jsonText(spot.tags)), ("notes", spot.notes), ("rating", spot.rating?.rawValue),
-            ("address", spot.address), ("url", spot.url),
-            ("created_at", spot.createdAt.roundedToMilliseconds.timeIntervalSinceReferenceDate),
-            ("updated_at", spot.updatedAt.roundedToMilliseconds.timeIntervalSinceReferenceDate),
-            ("place_ids", spot.placeIDs.isEmpty ? "[]" : try SpotCoding.jsonText(spot.placeIDs)),
-            ("snapshot", try spot.snapshot.map { try SpotCoding.jsonText($0.place) }),
-            ("snapshot_fetched_at", spot.snapshot?.fetchedAt.roundedToMilliseconds.timeIntervalSinceReferenceDate),
-            ("snapshot_source", spot.snapshot?.source),
-        ]
-    }
-
-    /// Decodes the row a cursor stands on. Rows are never decoded from `fetchAll`/`fetchOne` copies: a
-    /// copied row finds a column by lower-casing every column name on each access (GRDB 7), which made
-    /// `spots near` spend most of its time naming columns.
-    static func spot(from row: Row) throws -> Spot {
-        guard let id = UUID(uuidString: row["id"]) else { throw InputError("corrupt spot row: bad id \(row["id"] as String)") }
-        var snapshot: SpotSnapshot?
-        if let text = row["snapshot"] as String?, let fetched = row["snapshot_fetched_at"] as Double? {
-            snapshot = SpotSnapshot(place: try SpotCoding.decode(Place.self, text),
-                                    fetchedAt: Date(timeIntervalSinceReferenceDate: fetched),
-                                    source: row["snapshot_source"] ?? "unknown")
-        }
-        return Spot(
-            id: id, name: row["name"], coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]),
-            category: row["category"], tags: try SpotCoding.decodeList([String].self, row["tags"]), notes: row["notes"],
-            rating: (row["rating"] as String?).flatMap(SpotRating.init(rawValue:)), address: row["address"], url: row["url"],
-            createdAt: Date(timeIntervalSinceReferenceDate: row["created_at"]),
-            updatedAt: Date(timeIntervalSinceReferenceDate: row["updated_at"]),
-            placeIDs: try SpotCoding.decodeList([PlaceID].self, row["place_ids"]), snapshot: snapshot)
-    }
-
-    static func insert(_ visit: Visit, _ db: Database) throws {
-        if let spotID = visit.spotID, try rowid(of: spotID, db) == nil {
-            throw InputError("unknown spot '\(spotID.storeKey)': the visit's spot is not saved")
-        }
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
-                visit.id.storeKey, visit.spotID?.storeKey, visit.time.roundedToMilliseconds.timeIntervalSinceReferenceDate, visit.timeZone,
-                visit.localDay, visit.coordinate.latitude, visit.coordinate.longitude, visit.note, visit.photoPath,
-            ])
-    }
-
-    static func visit(from row: Row) throws -> Visit {
-        guard let id = UUID(uuidString: row["id"]) else { throw InputError("corrupt visit row: bad id") }
-        return Visit(
-            id: id, spotID: (row["spot_id"] as String?).flatMap(UUID.init(uuidString:)),
-            time: Date(timeIntervalSinceReferenceDate: row["time"]), timeZone: row["time_zone"],
-            coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), note: row["note"], photoPath: row["photo_path"])
-    }
-
-    // MARK: Spatial
-
-    private struct Candidate { var rowid: Int64; var distance: Double }
-
-    private static func candidates(_ center: Coordinate, radius: Double, _ db: Database) throws -> [Candidate] {
-        let box = GeoMath.boundingBox(around: center, radius: radius)
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT spot.rowid, spot.lat, spot.lon FROM spot_rtree JOIN spot ON spot.rowid = spot_rtree.spot_rowid
-            WHERE spot_rtree.max_lat >= ? AND spot_rtree.min_lat <= ? AND spot_rtree.max_lon >= ? AND spot_rtree.min_lon <= ?
-            """, arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude])
-        var result: [Candidate] = []
-        while let row = try rows.next() {
-            // The R*Tree keeps 32-bit floats (rounded outwards), so it only preselects; the exact columns decide.
-            let point = Coordinate(latitude: row[1], longitude: row[2])
-            result.append(Candidate(rowid: row[0], distance: GeoMath.distance(center, point)))
-        }
-        return result
-    }
-
-    /// Fetches the full spots for the winning candidates.
-    private static func load(_ hits: [Candidate], center: Coordinate, _ db: Database) throws -> [SpotDistance] {
-        let statement = try db.cachedStatement(sql: "SELECT * FROM spot WHERE rowid = ?")
-        return try hits.compactMap { hit in
-            try Row.fetchCursor(statement, arguments: [hit.rowid]).map(spot(from:)).next()
-                .map { SpotDistance(spot: $0, center: center) }
-        }
+    @discardableResult
+    public func update(_ reference: String, _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot {
+        try await update(reference, now: Date(), change)
     }
 }
 
@@ -499,20 +165,3 @@ extension UUID {
     public var storeKey: String { uuidString.lowercased() }
 }
 
-/// JSON for the columns that hold structured values. Default date coding keeps `Date`s bit-exact.
-enum SpotCoding {
-    static func jsonText<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        try JSONDecoder().decode(type, from: Data(text.utf8))
-    }
-
-    /// Most spots have no tags or attachments: skip the decoder for `[]`, which keeps `near` fast.
-    static func decodeList<T: Decodable & RangeReplaceableCollection>(_ type: T.Type, _ text: String) throws -> T {
-        text == "[]" ? T() : try decode(type, text)
-    }
-}

@@ -18,7 +18,7 @@ struct ProviderFactoryTests {
     func decorations() throws -> ProviderDecorations {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-factory-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        return ProviderDecorations(ledger: try BudgetLedger(path: home.appendingPathComponent("budget.sqlite")), cache: nil)
+        return ProviderDecorations(ledger: try SQLiteBudgetLedger(path: home.appendingPathComponent("budget.sqlite")), cache: nil)
     }
 
     @Test func providersWithoutKeysSayWhichVariableToSet() throws {

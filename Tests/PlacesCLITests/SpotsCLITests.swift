@@ -156,7 +156,7 @@ struct SpotsCLITests {
         #expect(result.stderr.contains("ignored 1 of 7 fixes"))
     }
 
-    @Test func twoProcessesAddingAtOnceLoseNothing() throws {
+    @Test func twoProcessesAddingAtOnceLoseNothing() async throws {
         let cli = try CLIHarness.fresh()
         let count = Int(ProcessInfo.processInfo.environment["SPOTS_CONCURRENT_ADDS"] ?? "") ?? 500
         // Each writer is one shell process that runs `places spots add` `count` times; both run at once.
@@ -178,16 +178,16 @@ struct SpotsCLITests {
         for writer in writers { try writer.run() }
         for writer in writers { writer.waitUntilExit() }
         #expect(writers.allSatisfy { $0.terminationStatus == 0 })
-        let store = try SpotStore(path: cli.home.appendingPathComponent("spots.sqlite"))
-        #expect(try store.count() == 2 * count)
+        let store = try SQLiteSpotStore(path: cli.home.appendingPathComponent("spots.sqlite"))
+        #expect(try await store.count() == 2 * count)
     }
 
-    @Test func killingALargeImportLeavesCommittedSpotsIntactAndNothingPartial() throws {
+    @Test func killingALargeImportLeavesCommittedSpotsIntactAndNothingPartial() async throws {
         let cli = try CLIHarness.fresh()
         _ = try add(cli, "--at", "60.1702,24.9441", "--name", "Ateneum", "--tag", "art")
         _ = try add(cli, "--at", "60.1700,24.9522", "--name", "Helsinki Cathedral")
         let path = cli.home.appendingPathComponent("spots.sqlite")
-        let before = try SpotStore(path: path).allSpots()
+        let before = try await SQLiteSpotStore(path: path).allSpots()
 
         // 20,000 spots on a grid over southern Finland, in one GeoJSON file.
         var features: [String] = []
@@ -217,12 +217,12 @@ struct SpotsCLITests {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
 
-        let after = try SpotStore(path: path)
-        let count = try after.count()
+        let after = try SQLiteSpotStore(path: path)
+        let count = try await after.count()
         #expect(count == before.count || count == before.count + 20_000, "a partial import left \(count) spots")
         if killedMidway { #expect(count == before.count) }
-        for spot in before { #expect(try after.spot(id: spot.id) == spot) }
-        let integrity = try after.pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+        for spot in before { #expect(try await after.spot(id: spot.id) == spot) }
+        let integrity = try await after.pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
     }
 

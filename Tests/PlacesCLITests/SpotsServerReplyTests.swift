@@ -11,11 +11,11 @@ struct SpotsServerReplyTests {
         SpotCommandHandler(spots: try SpotsService.open(PlacesEnvironment.resolve(variables: ["PLACES_HOME": cli.home.path])))
     }
 
-    @Test func repliesMatchTheCLIsJSONAndWritesAreSharedBothWays() throws {
+    @Test func repliesMatchTheCLIsJSONAndWritesAreSharedBothWays() async throws {
         let cli = try CLIHarness.fresh()
         let server = try handler(for: cli)
         // A write from the server is visible to the CLI …
-        let added = try #require(try server.reply("SPOT.ADD", ["Ateneum", "60.1702", "24.9441", "CATEGORY", "museum", "TAG", "art", "RATING", "like"]))
+        let added = try #require(try await server.reply("SPOT.ADD", ["Ateneum", "60.1702", "24.9441", "CATEGORY", "museum", "TAG", "art", "RATING", "like"]))
         let addedSpot = try #require(try JSONSerialization.jsonObject(with: added) as? [String: Any])
         let id = try #require(addedSpot["id"] as? String)
         let shown = try cli.run("spots", "show", id, "--json")
@@ -34,21 +34,21 @@ struct SpotsServerReplyTests {
         for (cliArguments, command, arguments) in pairs {
             let printed = try cli.run(arguments: cliArguments)
             #expect(printed.status == 0)
-            #expect(try server.reply(command, arguments).map { $0 + Data("\n".utf8) } == printed.stdout, "\(command) \(arguments)")
+            #expect(try await server.reply(command, arguments).map { $0 + Data("\n".utf8) } == printed.stdout, "\(command) \(arguments)")
         }
-        let logged = try #require(try server.reply("SPOT.LOG", ["AT", "60.1675", "24.9525", "NOTE", "Coffee", "TIME", "2026-05-02T09:00:00+03:00"]))
+        let logged = try #require(try await server.reply("SPOT.LOG", ["AT", "60.1675", "24.9525", "NOTE", "Coffee", "TIME", "2026-05-02T09:00:00+03:00"]))
         #expect(String(decoding: logged, as: UTF8.self).contains("\"day\":\"2026-05-02\""))
         let days = try #require(try JSONSerialization.jsonObject(with: cli.run("spots", "visits", "--day", "2026-05-02", "--json").stdout) as? [[String: Any]])
         #expect((days.first?["visits"] as? [Any])?.count == 2)
     }
 
-    @Test func unknownSpotsAreMissesAndBadArgumentsAreOneLineErrors() throws {
+    @Test func unknownSpotsAreMissesAndBadArgumentsAreOneLineErrors() async throws {
         let server = try handler(for: try CLIHarness.fresh())
-        #expect(try server.reply("SPOT.SHOW", ["0123abcd"]) == nil)
-        #expect(throws: InputError.self) { try server.reply("SPOT.NEAR", ["60.17"]) }
-        #expect(throws: InputError.self) { try server.reply("SPOT.NEAR", ["60.17", "24.94", "RADIUS", "-3"]) }
-        #expect(throws: InputError.self) { try server.reply("SPOT.ADD", ["", "60.17", "24.94"]) }
-        #expect(throws: InputError.self) { try server.reply("SPOT.LOG", ["NOTE", "nowhere"]) }
-        #expect(throws: InputError.self) { try server.reply("SPOT.LIST", ["SORT", "distance"]) }
+        #expect(try await server.reply("SPOT.SHOW", ["0123abcd"]) == nil)
+        await #expect(throws: InputError.self) { try await server.reply("SPOT.NEAR", ["60.17"]) }
+        await #expect(throws: InputError.self) { try await server.reply("SPOT.NEAR", ["60.17", "24.94", "RADIUS", "-3"]) }
+        await #expect(throws: InputError.self) { try await server.reply("SPOT.ADD", ["", "60.17", "24.94"]) }
+        await #expect(throws: InputError.self) { try await server.reply("SPOT.LOG", ["NOTE", "nowhere"]) }
+        await #expect(throws: InputError.self) { try await server.reply("SPOT.LIST", ["SORT", "distance"]) }
     }
 }

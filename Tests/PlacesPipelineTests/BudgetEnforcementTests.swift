@@ -25,7 +25,7 @@ struct BudgetEnforcementTests {
         #expect(rig.costly.calls == 5)
         #expect(outcomes.filter(\.isAccepted).count == 5)
         #expect(outcomes.filter(\.budgetExhausted).count == 95)
-        #expect(try rig.ledger.report().providers.first { $0.provider == "google" }?.today.spent == price * 5)
+        #expect(try await rig.ledger.report().providers.first { $0.provider == "google" }?.today.spent == price * 5)
     }
 
     @Test("concurrent identical lookups share one upstream call")
@@ -66,6 +66,6 @@ struct BudgetEnforcementTests {
         rig.costly.fail(with: serverError)
         let outcome = try await rig.lookup()
         #expect(rig.costly.calls == 1 && outcome.cost == .zero)
-        #expect(try rig.ledger.report().overallToday.spent == .zero)
+        #expect(try await rig.ledger.report().overallToday.spent == .zero)
     }
 }

@@ -21,7 +21,7 @@ struct HTTPProvidersPipelineTests {
         let yelpFake: FakeUpstream
         let googleFake: FakeUpstream
         let pipeline: LookupPipeline
-        let ledger: BudgetLedger
+        let ledger: any BudgetLedger
 
         func shutdown() async {
             await yelpFake.shutdown()
@@ -41,13 +41,13 @@ struct HTTPProvidersPipelineTests {
         let yelpFake = try await FakeUpstream.start(handler: yelp)
         let googleFake = try await FakeUpstream.start(handler: FakeRoutes.google())
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-http-pipeline-\(UUID().uuidString)")
-        let ledger = try BudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget)
+        let ledger = try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget)
         let providers: [any PlaceProvider] = [
             GoogleProvider(client: client("google", googleFake, errorReader: GoogleProvider.errorReader)),
             YelpProvider(client: client("yelp", yelpFake, errorReader: YelpProvider.errorReader)),
         ]
         let pipeline = LookupPipeline(providers: providers, scorer: MatcherScorer(matcher: PlaceMatcher()),
-                                      cache: try LookupCacheStore(path: directory.appendingPathComponent("cache.sqlite")),
+                                      cache: try SQLiteLookupCacheStore(path: directory.appendingPathComponent("cache.sqlite")),
                                       ledger: ledger)
         return Rig(yelpFake: yelpFake, googleFake: googleFake, pipeline: pipeline, ledger: ledger)
     }
@@ -96,7 +96,7 @@ struct HTTPProvidersPipelineTests {
         let failed = try await rig.pipeline.lookup(Self.request())
         #expect(failed.place == nil && !failed.errors.isEmpty)
         // Yelp answered (and is billed); Google failed with a 503, which it does not bill.
-        let report = try rig.ledger.report()
+        let report = try await rig.ledger.report()
         #expect(report.providers.first { $0.provider == "google" }?.today.spent == .zero)
         #expect(report.providers.first { $0.provider == "yelp" }?.today.calls == 1)
         let retried = try await rig.pipeline.lookup(Self.request())

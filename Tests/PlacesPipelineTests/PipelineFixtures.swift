@@ -84,8 +84,8 @@ struct PipelineRig {
     let cheap: CountingProvider
     let costly: CountingProvider
     let clock = PipelineClock()
-    let cache: LookupCacheStore
-    let ledger: BudgetLedger
+    let cache: any LookupCacheStore
+    let ledger: any BudgetLedger
     let pipeline: LookupPipeline
 
     init(local: [Place] = [], cheap: [Place] = [], costly: [Place] = [mayaCostly()],
@@ -98,8 +98,8 @@ struct PipelineRig {
                                        places: costly)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-pipeline-\(UUID().uuidString)")
         let clock = self.clock
-        cache = try LookupCacheStore(path: cachePath ?? directory.appendingPathComponent("cache.sqlite"), clock: { clock.now })
-        ledger = try BudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget, clock: { clock.now })
+        cache = try SQLiteLookupCacheStore(path: cachePath ?? directory.appendingPathComponent("cache.sqlite"), clock: { clock.now })
+        ledger = try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget, clock: { clock.now })
         pipeline = LookupPipeline(providers: [self.costly, self.local, self.cheap],
                                   scorer: MatcherScorer(matcher: PlaceMatcher()), cache: cache, ledger: ledger,
                                   policy: LookupPolicy(answerTTL: 7 * 86_400, negativeTTL: 3_600), clock: { clock.now })

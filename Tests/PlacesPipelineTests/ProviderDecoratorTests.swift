@@ -46,10 +46,10 @@ final class SearchingProvider: PlaceProvider, @unchecked Sendable {
     let query = SearchQuery(text: "Maya Bar & Grill", near: maya)
     static let price = MicroDollars.perThousand(dollars: 32)
 
-    func stores(_ budget: BudgetPolicy = BudgetPolicy()) throws -> (LookupCacheStore, BudgetLedger) {
+    func stores(_ budget: BudgetPolicy = BudgetPolicy()) throws -> (any LookupCacheStore, any BudgetLedger) {
         let clock = clock
-        return (try LookupCacheStore(path: directory.appendingPathComponent("cache.sqlite"), clock: { clock.now }),
-                try BudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget, clock: { clock.now }))
+        return (try SQLiteLookupCacheStore(path: directory.appendingPathComponent("cache.sqlite"), clock: { clock.now }),
+                try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget, clock: { clock.now }))
     }
 
     @Test func anAnswerIsSettledAndAFailureTheProviderDoesNotBillIsRefunded() async throws {

@@ -13,23 +13,24 @@ struct SpotFormatsTests {
         return spots + [HelsinkiSpots.fullyDescribed()]
     }
 
-    @Test(arguments: SpotFormat.allCases)
-    func exportThenImportIntoAnEmptyStoreRoundTripsEveryField(format: SpotFormat) throws {
-        let source = try TemporarySpotStore()
+    /// Part of the spot store contract: what one store exports, another (of any implementation) imports unchanged.
+    @Test(arguments: SpotStoreImplementation.all, SpotFormat.allCases)
+    func exportThenImportIntoAnEmptyStoreRoundTripsEveryField(implementation: SpotStoreImplementation, format: SpotFormat) async throws {
+        let source = try await implementation.make()
         let sample = Self.sample()
-        try source.store.add(sample)
+        try await source.add(sample)
         let visit = Visit(spotID: sample[1].id, time: Date(timeIntervalSince1970: 1_777_630_000.5), timeZone: "Europe/Helsinki",
                           coordinate: HelsinkiSpots.ateneum, note: "Schjerfbeck room", photoPath: "/photos/ateneum.jpg")
-        try source.store.log(visit)
-        let exported = try SpotFiles.export(SpotArchive(spots: try source.store.allSpots(), visits: try source.store.visits()), format: format)
+        try await source.log(visit)
+        let exported = try SpotFiles.export(SpotArchive(spots: try await source.allSpots(), visits: try await source.visits()), format: format)
 
         let archive = try SpotFiles.parse(exported, format: format)
         #expect(archive.skipped.isEmpty)
-        let target = try TemporarySpotStore()
-        try target.store.importAll(spots: archive.spots, visits: archive.visits, replacing: false)
-        #expect(try target.store.allSpots() == source.store.allSpots())
+        let target = try await implementation.make()
+        try await target.importAll(spots: archive.spots, visits: archive.visits, replacing: false)
+        #expect(try await target.allSpots() == source.allSpots())
         if format == .geojson {
-            #expect(try target.store.visits() == [visit])
+            #expect(try await target.visits() == [visit])
         }
     }
 

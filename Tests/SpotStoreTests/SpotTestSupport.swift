@@ -5,13 +5,13 @@ import SpotStore
 /// A fresh spots database in its own temporary folder, deleted when the test's value goes away.
 final class TemporarySpotStore {
     let directory: URL
-    let store: SpotStore
+    let store: SQLiteSpotStore
     var path: URL { directory.appendingPathComponent("spots.sqlite") }
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("spots-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SpotStore(path: directory.appendingPathComponent("spots.sqlite"))
+        store = try SQLiteSpotStore(path: directory.appendingPathComponent("spots.sqlite"))
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

@@ -25,7 +25,7 @@ public struct SpotCommandHandler: Sendable {
     /// The command names this handler answers, upper case.
     public static let commandNames = ["SPOT.ADD", "SPOT.LIST", "SPOT.SHOW", "SPOT.NEAR", "SPOT.NEAREST", "SPOT.LOG", "SPOT.VISITS"]
 
-    public func reply(_ command: String, _ arguments: [String], now: Date = Date()) throws -> Data? {
+    public func reply(_ command: String, _ arguments: [String], now: Date = Date()) async throws -> Data? {
         var reader = Reader(command: command.uppercased(), arguments: arguments)
         switch command.uppercased() {
         case "SPOT.ADD":
@@ -44,7 +44,7 @@ public struct SpotCommandHandler: Sendable {
             }
             attributes.apply(to: &spot)
             do {
-                return try PlacesJSON.spot(try spots.add(spot))
+                return try PlacesJSON.spot(try await spots.add(spot))
             } catch let duplicate as DuplicateSpot {
                 throw InputError("\(duplicate); SPOT.ADD saves only new places")
             }
@@ -68,11 +68,11 @@ public struct SpotCommandHandler: Sendable {
                 }
             }
             if filter.sort == .distance && filter.reference == nil { throw InputError("SORT distance needs AT lat lon") }
-            return try PlacesJSON.spots(try spots.store.list(filter), reference: filter.reference)
+            return try PlacesJSON.spots(try await spots.store.list(filter), reference: filter.reference)
         case "SPOT.SHOW":
             let reference = try reader.text("id")
             try reader.end()
-            do { return try PlacesJSON.spot(try spots.store.resolve(reference)) } catch let error as InputError {
+            do { return try PlacesJSON.spot(try await spots.store.resolve(reference)) } catch let error as InputError {
                 if error.message.hasPrefix("unknown spot") { return nil }
                 throw error
             }
@@ -83,7 +83,7 @@ public struct SpotCommandHandler: Sendable {
                 guard keyword == "RADIUS" else { throw reader.unexpected(keyword) }
                 radius = try reader.radius()
             }
-            return try PlacesJSON.spots(try spots.store.near(point, radius: radius))
+            return try PlacesJSON.spots(try await spots.store.near(point, radius: radius))
         case "SPOT.NEAREST":
             let point = try reader.coordinate()
             var limit = 20
@@ -91,7 +91,7 @@ public struct SpotCommandHandler: Sendable {
                 guard keyword == "LIMIT" else { throw reader.unexpected(keyword) }
                 limit = try reader.limit()
             }
-            return try PlacesJSON.spots(try spots.store.nearest(point, limit: limit))
+            return try PlacesJSON.spots(try await spots.store.nearest(point, limit: limit))
         case "SPOT.LOG":
             var spotReference: String?
             var point: Coordinate?
@@ -106,7 +106,7 @@ public struct SpotCommandHandler: Sendable {
                 default: throw reader.unexpected(keyword)
                 }
             }
-            let (visit, spot) = try spots.log(spot: spotReference, at: point, note: note, time: time, now: now)
+            let (visit, spot) = try await spots.log(spot: spotReference, at: point, note: note, time: time, now: now)
             return try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name))
         case "SPOT.VISITS":
             var day: String?
@@ -119,8 +119,8 @@ public struct SpotCommandHandler: Sendable {
                 }
             }
             if day != nil && since != nil { throw InputError("choose one of DAY and SINCE") }
-            let visits = try spots.visits(day: day, since: since)
-            return try PlacesJSON.visitDays(visits, spotNames: try spots.spotNames(for: visits))
+            let visits = try await spots.visits(day: day, since: since)
+            return try PlacesJSON.visitDays(visits, spotNames: try await spots.spotNames(for: visits))
         default:
             throw InputError("unknown command '\(command)': the spot commands are \(Self.commandNames.joined(separator: ", "))")
         }

@@ -124,7 +124,7 @@ extension SpotsService {
                 }
                 let changes = Self.changes(from: old, to: fresh)
                 let snapshot = SpotSnapshot(place: fresh, fetchedAt: now, source: outcome.cache == .hit ? "cache" : fresh.id.provider)
-                let saved = try store.update(spot.id.storeKey, now: now) { stored in
+                let saved = try await store.update(spot.id.storeKey, now: now) { stored in
                     stored.snapshot = snapshot
                     for id in [fresh.id] + fresh.alternateIDs where !stored.placeIDs.contains(where: { $0.provider == id.provider }) {
                         stored.placeIDs.append(id)

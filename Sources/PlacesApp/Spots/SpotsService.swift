@@ -7,12 +7,12 @@ import SpotStore
 /// Saved spots as the CLI and the server use them: the store plus the rules that need the rest of the
 /// app (duplicate detection with the place matcher, backups before a replacing import, visit logging).
 public struct SpotsService: Sendable {
-    public let store: SpotStore
+    public let store: any SpotStore
     /// Where `import --replace` writes its backup before it deletes anything.
     public let backupDirectory: URL
     public let matcher: PlaceMatcher
 
-    public init(store: SpotStore, backupDirectory: URL, matcher: PlaceMatcher = PlaceMatcher()) {
+    public init(store: any SpotStore, backupDirectory: URL, matcher: PlaceMatcher = PlaceMatcher()) {
         self.store = store
         self.backupDirectory = backupDirectory
         self.matcher = matcher
@@ -27,13 +27,13 @@ public struct SpotsService: Sendable {
 
     /// The saved spot that names the same place as `spot`, if any: same id, an attached place id in common,
     /// or the matcher's `match` verdict against spots within 150 m.
-    public func existingDuplicate(of spot: Spot) throws -> Spot? {
-        try duplicates(of: [spot])[0]
+    public func existingDuplicate(of spot: Spot) async throws -> Spot? {
+        try await duplicates(of: [spot])[0]
     }
 
     /// ``existingDuplicate(of:)`` for a batch, in one read transaction.
-    func duplicates(of spots: [Spot]) throws -> [Spot?] {
-        let candidates = try store.duplicateCandidates(for: spots, radius: matcher.thresholds.maxDistance)
+    func duplicates(of spots: [Spot]) async throws -> [Spot?] {
+        let candidates = try await store.duplicateCandidates(for: spots, radius: matcher.thresholds.maxDistance)
         return zip(spots, candidates).map { spot, candidates in
             if let same = candidates.first(where: { $0.id == spot.id }) { return same }
             if let attached = candidates.first(where: { !Set($0.placeIDs).isDisjoint(with: spot.placeIDs) }) { return attached }
@@ -62,11 +62,11 @@ public struct SpotsService: Sendable {
 
     /// Saves `spot` unless it duplicates a saved one, in one transaction.
     /// - Throws: ``DuplicateSpot`` naming the saved spot (each front end says how to save it anyway).
-    public func add(_ spot: Spot, allowDuplicate: Bool = false) throws -> Spot {
-        if !allowDuplicate, let existing = try existingDuplicate(of: spot) {
+    public func add(_ spot: Spot, allowDuplicate: Bool = false) async throws -> Spot {
+        if !allowDuplicate, let existing = try await existingDuplicate(of: spot) {
             throw DuplicateSpot(incoming: spot, existing: existing)
         }
-        try store.add(spot)
+        try await store.add(spot)
         return spot
     }
 
@@ -84,18 +84,18 @@ public struct SpotsService: Sendable {
 
     /// Imports an archive in one transaction. Without `replace`, duplicates (found with the matcher) are
     /// reported and left out; with it, the current spots and visits are first exported to a backup file.
-    public func importArchive(_ archive: SpotArchive, replace: Bool, now: Date = Date()) throws -> ImportReport {
+    public func importArchive(_ archive: SpotArchive, replace: Bool, now: Date = Date()) async throws -> ImportReport {
         var report = ImportReport(skipped: archive.skipped)
         var accepted: [Spot] = []
         var remap: [UUID: UUID] = [:]
         if replace {
-            report.backup = try writeBackup(now: now)
+            report.backup = try await writeBackup(now: now)
             var seen = Set<UUID>()
             accepted = archive.spots.filter { seen.insert($0.id).inserted }
         } else {
             // Incoming spots are compared with saved ones and with each other, through a coarse grid.
             var grid: [GridCell: [Spot]] = [:]
-            let saved = try duplicates(of: archive.spots)
+            let saved = try await duplicates(of: archive.spots)
             for (spot, savedTwin) in zip(archive.spots, saved) {
                 let existing = savedTwin
                     ?? firstMatch(of: spot, among: GridCell.around(spot.coordinate).flatMap { grid[$0] ?? [] })
@@ -113,20 +113,21 @@ public struct SpotsService: Sendable {
             if let spotID = visit.spotID, let target = remap[spotID] { copy.spotID = target }
             return copy
         }
-        try store.importAll(spots: accepted, visits: visits, replacing: replace)
+        try await store.importAll(spots: accepted, visits: visits, replacing: replace)
         report.added = accepted
         report.visits = visits.count
         return report
     }
 
     /// Everything in the store in `format` (GeoJSON also carries the visits: it is the backup format).
-    public func export(format: SpotFormat) throws -> Data {
-        try SpotFiles.export(SpotArchive(spots: try store.allSpots(), visits: format == .geojson ? try store.visits() : []),
-                             format: format)
+    public func export(format: SpotFormat) async throws -> Data {
+        let spots = try await store.allSpots()
+        let visits = format == .geojson ? try await store.visits() : []
+        return try SpotFiles.export(SpotArchive(spots: spots, visits: visits), format: format)
     }
 
     /// Writes `spots-backup-<UTC time>.geojson` next to the database and returns its URL.
-    public func writeBackup(now: Date = Date()) throws -> URL {
+    public func writeBackup(now: Date = Date()) async throws -> URL {
         try FileManager.default.createDirectory(at: backupDirectory, withIntermediateDirectories: true)
         let stamp = now.formatted(Date.ISO8601FormatStyle().year().month().day().dateSeparator(.omitted)
             .time(includingFractionalSeconds: false).timeSeparator(.omitted))
@@ -136,7 +137,7 @@ public struct SpotsService: Sendable {
             n += 1
             url = backupDirectory.appendingPathComponent("spots-backup-\(stamp)-\(n).geojson")
         }
-        try export(format: .geojson).write(to: url, options: .atomic)
+        try await export(format: .geojson).write(to: url, options: .atomic)
         return url
     }
 
@@ -145,8 +146,9 @@ public struct SpotsService: Sendable {
     /// Logs a visit at a saved spot (its point unless `at` is given) or at a bare point.
     /// `time` is ISO 8601 text; without it the visit is now, in the spot's zone when its snapshot knows one.
     public func log(spot reference: String?, at point: Coordinate?, note: String?, time: String?, photoPath: String? = nil,
-                    now: Date = Date()) throws -> (visit: Visit, spot: Spot?) {
-        let spot = try reference.map { try store.resolve($0) }
+                    now: Date = Date()) async throws -> (visit: Visit, spot: Spot?) {
+        var spot: Spot?
+        if let reference { spot = try await store.resolve(reference) }
         guard let coordinate = point ?? spot?.coordinate else {
             throw InputError("say where the visit was: a saved spot or a point")
         }
@@ -156,19 +158,19 @@ public struct SpotsService: Sendable {
         }
         let visit = Visit(spotID: spot?.id, time: when.date, timeZone: when.timeZone, coordinate: coordinate, note: note,
                           photoPath: photoPath)
-        try store.log(visit)
+        try await store.log(visit)
         return (visit, spot)
     }
 
     /// Visits on a local day (`YYYY-MM-DD`) or since a date (`YYYY-MM-DD`, midnight in this machine's zone, or ISO 8601).
-    public func visits(day: String?, since: String?) throws -> [Visit] {
+    public func visits(day: String?, since: String?) async throws -> [Visit] {
         if let day {
             guard day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil, LocalDate(iso: day) != nil else {
                 throw InputError("invalid day '\(day.prefix(40))': expected a real date as YYYY-MM-DD")
             }
-            return try store.visits(day: day)
+            return try await store.visits(day: day, since: nil, spot: nil)
         }
-        return try store.visits(since: try since.map(Self.parseSince))
+        return try await store.visits(day: nil, since: try since.map(Self.parseSince), spot: nil)
     }
 
     static func parseSince(_ text: String) throws(InputError) -> Date {
@@ -200,9 +202,9 @@ public struct SpotsService: Sendable {
     }
 
     /// Names of the spots these visits belong to, for printing.
-    public func spotNames(for visits: [Visit]) throws -> [UUID: String] {
+    public func spotNames(for visits: [Visit]) async throws -> [UUID: String] {
         var names: [UUID: String] = [:]
-        for id in Set(visits.compactMap(\.spotID)) { names[id] = try store.spot(id: id)?.name }
+        for id in Set(visits.compactMap(\.spotID)) { names[id] = try await store.spot(id: id)?.name }
         return names
     }
 }

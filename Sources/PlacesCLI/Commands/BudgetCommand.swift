@@ -32,7 +32,7 @@ struct BudgetShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let report = try state.openApp().budgetReport()
+            let report = try await state.openApp().budgetReport()
             if json {
                 printData(try PlacesJSON.encode(report, pretty: isTerminal(.standardOutput)))
                 return
@@ -95,7 +95,7 @@ struct BudgetSetCommand: AsyncParsableCommand {
                 if limit.period == .day { perDay = .some(limit.amount) } else { perMonth = .some(limit.amount) }
             }
             let provider = scope.lowercased() == "overall" ? nil : scope.lowercased()
-            try state.openApp().setBudgetLimits(provider: provider, perDay: perDay, perMonth: perMonth)
+            try await state.openApp().setBudgetLimits(provider: provider, perDay: perDay, perMonth: perMonth)
             let name = provider ?? "overall"
             for (period, value) in [("day", perDay), ("month", perMonth)] {
                 guard let value else { continue }

@@ -31,12 +31,12 @@ struct CacheStatsCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let app = try state.openApp()
-            let stats = try app.cacheStats()
+            let stats = try await app.cacheStats()
             if json {
                 printData(try PlacesJSON.encode(stats, pretty: isTerminal(.standardOutput)))
                 return
             }
-            print("cache \(app.environment.cacheDatabase.path)")
+            print("cache \(try app.cacheLocation())")
             print("  entries   \(stats.entries) (\(stats.answers) answers, \(stats.negatives) not-found, \(stats.expired) expired)")
             print("  size      \(stats.payloadBytes / 1024) KiB of \(stats.maxBytes / 1_048_576) MiB cap; file \(stats.fileBytes / 1024) KiB")
             for provider in stats.providers {
@@ -60,7 +60,7 @@ struct CachePurgeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let removed = try state.openApp().purgeCache(provider: provider, expiredOnly: expired)
+            let removed = try await state.openApp().purgeCache(provider: provider, expiredOnly: expired)
             print("removed \(removed) cache entr\(removed == 1 ? "y" : "ies")")
         }
     }
@@ -74,8 +74,8 @@ struct CacheVacuumCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let app = try state.openApp()
-            try app.vacuumCache()
-            print("cache compacted: \(try app.cacheStats().fileBytes / 1024) KiB")
+            try await app.vacuumCache()
+            print("cache compacted: \(try await app.cacheStats().fileBytes / 1024) KiB")
         }
     }
 }

@@ -121,7 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
             Self.attachLookup(to: &backend, app: app, logger: logger)
             do {
                 let spots = SpotCommandHandler(spots: try app.spots)
-                backend.spotHandler = { name, arguments in try spots.reply(name, arguments) }
+                backend.spotHandler = { name, arguments in try await spots.reply(name, arguments) }
             } catch {
                 let reason = StorageError.classify(error, directory: environment.dataDirectory).map { "\($0)" } ?? "\(error)"
                 logger.error("the SPOT.* commands cannot run: \(reason)")
@@ -191,7 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard outcome.place != nil else { return nil }
             return try PlacesJSON.lookup(outcome, reference: query.near)
         }
-        backend.budgetHandler = { try PlacesJSON.encode(try app.budgetReport()) }
-        backend.cacheStatsHandler = { try PlacesJSON.encode(try app.cacheStats()) }
+        backend.budgetHandler = { try PlacesJSON.encode(try await app.budgetReport()) }
+        backend.cacheStatsHandler = { try PlacesJSON.encode(try await app.cacheStats()) }
     }
 }

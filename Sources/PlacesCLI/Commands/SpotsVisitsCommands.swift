@@ -29,7 +29,7 @@ struct SpotsNearCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let point = at
-            SpotHitsOutput.print(try state.openSpots().store.near(point, radius: radius), reference: point, json: json)
+            SpotHitsOutput.print(try await state.openSpots().store.near(point, radius: radius), reference: point, json: json)
         }
     }
 }
@@ -53,7 +53,7 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let point = at
-            SpotHitsOutput.print(try state.openSpots().store.nearest(point, limit: limit), reference: point, json: json)
+            SpotHitsOutput.print(try await state.openSpots().store.nearest(point, limit: limit), reference: point, json: json)
         }
     }
 }
@@ -107,7 +107,7 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
             let cap = maxCost
             let app = try state.openApp()
             let spots = try app.spots
-            let targets = all ? try spots.store.allSpots() : [try spots.store.resolve(id ?? "")]
+            let targets = all ? try await spots.store.allSpots() : [try await spots.store.resolve(id ?? "")]
             let results = await spots.refresh(targets, app: app, maxCost: cap)
             if json {
                 struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String?; let costUsd: String }
@@ -179,7 +179,7 @@ struct SpotsLogCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let (visit, spot) = try state.openSpots().log(spot: spot, at: at, note: note, time: time, photoPath: photo)
+            let (visit, spot) = try await state.openSpots().log(spot: spot, at: at, note: note, time: time, photoPath: photo)
             if json {
                 printData(try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name)))
             } else {
@@ -216,8 +216,8 @@ struct SpotsVisitsCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
-            let visits = try spots.visits(day: day, since: since)
-            let names = try spots.spotNames(for: visits)
+            let visits = try await spots.visits(day: day, since: since)
+            let names = try await spots.spotNames(for: visits)
             if json {
                 printData(try PlacesJSON.visitDays(visits, spotNames: names, pretty: isTerminal(.standardOutput)))
                 return

@@ -50,7 +50,7 @@ struct SpotsWatchCommand: AsyncParsableCommand {
         try await reportingErrors(verbose: state.verbose) {
             guard exitMargin >= 0 else { throw InputError("invalid --exit-margin \(exitMargin): expected 0 or more metres") }
             guard monitor >= 1 else { throw InputError("invalid --monitor \(monitor): expected at least 1") }
-            let points = try state.openSpots().store.allPoints()
+            let points = try await state.openSpots().store.allPoints()
             if points.isEmpty { printError("places: no saved spots to watch; add some with `places spots add`") }
             var watch = ProximityWatch(spots: points, settings: ProximityWatchSettings(
                 radius: radius, exitMargin: exitMargin, minAccuracy: minAccuracy, monitorCount: monitor,
@@ -138,7 +138,7 @@ struct SpotsImportCommand: AsyncParsableCommand {
                 let count = archive.skipped.count
                 throw InputError("nothing imported from '\(file)': \(count == 1 ? "its one entry was" : "all \(count) entries were") skipped (first: \(first))")
             }
-            let report = try state.openSpots().importArchive(archive, replace: replace)
+            let report = try await state.openSpots().importArchive(archive, replace: replace)
             if json {
                 struct Duplicate: Encodable { let name: String; let existingId: String; let existingName: String
                     enum CodingKeys: String, CodingKey { case name; case existingId = "existing_id"; case existingName = "existing_name" } }
@@ -184,7 +184,7 @@ struct SpotsExportCommand: AsyncParsableCommand {
             guard let chosen = SpotFormat(rawValue: format.lowercased()) else {
                 throw InputError("invalid --format '\(format)': expected geojson, gpx, kml or csv")
             }
-            let data = try state.openSpots().export(format: chosen)
+            let data = try await state.openSpots().export(format: chosen)
             if let output {
                 do { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
                     throw InputError("cannot write '\(output)': \(error.localizedDescription)")

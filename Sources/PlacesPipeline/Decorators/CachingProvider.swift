@@ -10,14 +10,14 @@ import PlacesCore
 /// and keeping each provider's candidates as well would store the same data twice.
 public struct CachingProvider: ProviderDecorator {
     public let wrapped: any PlaceProvider
-    public let cache: LookupCacheStore
+    public let cache: any LookupCacheStore
     /// Coordinates in keys are snapped to this grid (`[cache] grid_m`), as lookup keys are.
     public let grid: CoordinateGrid
     /// How long an answer is kept: the shorter of the provider's terms and the configured longest.
     public let timeToLive: TimeInterval
     private let clock: @Sendable () -> Date
 
-    public init(_ provider: any PlaceProvider, cache: LookupCacheStore, grid: CoordinateGrid, longest: TimeInterval,
+    public init(_ provider: any PlaceProvider, cache: any LookupCacheStore, grid: CoordinateGrid, longest: TimeInterval,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         wrapped = provider
         self.cache = cache
@@ -61,12 +61,12 @@ public struct CachingProvider: ProviderDecorator {
                                                    _ load: () async throws -> Value) async throws -> Value {
         guard timeToLive > 0 else { return try await load() }
         let key = cacheKey(query)
-        if let entry = try cache.entry(for: key), entry.isFresh(at: clock()),
+        if let entry = try await cache.entry(for: key), entry.isFresh(at: clock()),
            let stored = try? JSONDecoder().decode(Value.self, from: entry.payload) {
             return stored
         }
         let value = try await load()
-        try cache.store(key: key, kind: .answer, payload: try JSONEncoder().encode(value), providers: [name], ttl: timeToLive)
+        try await cache.store(key: key, kind: .answer, payload: try JSONEncoder().encode(value), providers: [name], ttl: timeToLive)
         return value
     }
 }

@@ -74,10 +74,10 @@ public struct MeteredCallFailure: Error, Sendable {
 /// ```
 public struct MeteredProvider: ProviderDecorator {
     public let wrapped: any PlaceProvider
-    public let ledger: BudgetLedger
+    public let ledger: any BudgetLedger
     private let logger: Logger?
 
-    public init(_ provider: any PlaceProvider, ledger: BudgetLedger, logger: Logger? = nil) {
+    public init(_ provider: any PlaceProvider, ledger: any BudgetLedger, logger: Logger? = nil) {
         wrapped = provider
         self.ledger = ledger
         self.logger = logger
@@ -89,7 +89,7 @@ public struct MeteredProvider: ProviderDecorator {
                                          _ call: (any PlaceProvider) async throws -> Value) async throws -> Charged<Value> {
         let quote = wrapped.price(of: operation, fields: fields)
         let reservation: Reservation
-        switch try ledger.reserve(provider: name, quote: quote) {
+        switch try await ledger.reserve(provider: name, quote: quote) {
         case .granted(let granted): reservation = granted
         case .denied(let denial):
             logger?.notice("budget denied a call", metadata: ["provider": "\(name)", "sku": "\(quote.sku)", "reason": "\(denial)"])
@@ -100,7 +100,7 @@ public struct MeteredProvider: ProviderDecorator {
             value = try await call(wrapped)
         } catch {
             let billed = (error as? ProviderError)?.wasBilled ?? false
-            if billed { try ledger.settle(reservation) } else { try ledger.refund(reservation) }
+            if billed { try await ledger.settle(reservation) } else { try await ledger.refund(reservation) }
             if reservation.cost > .zero {
                 logger?.info("paid call failed", metadata: [
                     "provider": "\(name)", "sku": "\(quote.sku)", "cost": "\(billed ? reservation.cost : .zero)",
@@ -108,7 +108,7 @@ public struct MeteredProvider: ProviderDecorator {
             }
             throw MeteredCallFailure(provider: name, underlying: error, reserved: reservation.cost, billed: billed)
         }
-        try ledger.settle(reservation)
+        try await ledger.settle(reservation)
         if quote.cost > .zero {
             logger?.info("paid call", metadata: [
                 "provider": "\(name)", "operation": "\(operation.rawValue)", "sku": "\(quote.sku)",

@@ -70,7 +70,9 @@ enum RESPFuzzing {
             guard case .backend(let call) = command else { continue }
             _ = call.commandName
             if case .spot(let name, let arguments) = call {
-                _ = try? SpotSandbox.handler.reply(name, arguments, now: Date(timeIntervalSince1970: 1_790_000_000))
+                SpotSandbox.runToCompletion {
+                    _ = try? await SpotSandbox.handler.reply(name, arguments, now: Date(timeIntervalSince1970: 1_790_000_000))
+                }
             }
         }
     }
@@ -81,11 +83,22 @@ enum RESPFuzzing {
 enum SpotSandbox {
     static let handler: SpotCommandHandler = {
         do {
-            let store = try SpotStore(path: ScratchFile.directory.appendingPathComponent("spots.sqlite"))
+            let store = try SQLiteSpotStore(path: ScratchFile.directory.appendingPathComponent("spots.sqlite"))
             try store.pool.barrierWriteWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = OFF") }
             return SpotCommandHandler(spots: SpotsService(store: store, backupDirectory: ScratchFile.directory))
         } catch {
             fatalError("fuzz harness: cannot open the scratch spots database: \(error)")
         }
     }()
+
+    /// libFuzzer calls a target synchronously on its own thread (never on Swift's cooperative pool), while the
+    /// spots layer is async: run one command to completion and wait for it, so inputs never overlap.
+    static func runToCompletion(_ body: @escaping @Sendable () async -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await body()
+            done.signal()
+        }
+        done.wait()
+    }
 }
