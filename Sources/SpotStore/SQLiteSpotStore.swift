@@ -293,13 +293,13 @@ public final class SQLiteSpotStore: SpotStore {
             return spot
         }
         guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw InputError("unknown spot '\(reference)': give its id (or the first 4+ characters of it) as printed by `places spots list`")
+            throw UnknownSpot(reference: reference, reason: .notAnID)
         }
         let spots = try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id LIKE ? || '%' LIMIT 2", arguments: [key])
             .map(spot(from:)))
         switch spots.count {
         case 1: return spots[0]
-        case 0: throw InputError("unknown spot '\(reference)': no saved spot has that id; see `places spots list`")
+        case 0: throw UnknownSpot(reference: reference, reason: .noSuchSpot)
         default: throw InputError("ambiguous spot id '\(reference)': several spots start with it; type more characters")
         }
     }

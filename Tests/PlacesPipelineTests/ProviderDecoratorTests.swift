@@ -90,7 +90,8 @@ final class SearchingProvider: PlaceProvider, @unchecked Sendable {
         clock.advance(86_401)  // past the provider's one day for content
         _ = try await provider.search(query)
         #expect(upstream.calls == 2)
-        #expect(try await ledger.report().providers.first { $0.provider == "google" }?.today.spent == Self.price + Self.price)
+        // Both paid calls in this month's spend (the second on the next day).
+        #expect(try await ledger.report().providers.first { $0.provider == "google" }?.month.spent == Self.price + Self.price)
     }
 
     @Test func termsThatAllowNoCachingAreObeyed() async throws {

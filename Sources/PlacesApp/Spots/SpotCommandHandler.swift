@@ -72,9 +72,8 @@ public struct SpotCommandHandler: Sendable {
         case "SPOT.SHOW":
             let reference = try reader.text("id")
             try reader.end()
-            do { return try PlacesJSON.spot(try await spots.store.resolve(reference)) } catch let error as InputError {
-                if error.message.hasPrefix("unknown spot") { return nil }
-                throw error
+            do { return try PlacesJSON.spot(try await spots.store.resolve(reference)) } catch is UnknownSpot {
+                return nil
             }
         case "SPOT.NEAR":
             let point = try reader.coordinate()
@@ -106,7 +105,12 @@ public struct SpotCommandHandler: Sendable {
                 default: throw reader.unexpected(keyword)
                 }
             }
-            let (visit, spot) = try await spots.log(spot: spotReference, at: point, note: note, time: time, now: now)
+            let visit: Visit, spot: Spot?
+            do {
+                (visit, spot) = try await spots.log(spot: spotReference, at: point, note: note, time: time, now: now)
+            } catch let unknown as UnknownSpot {
+                throw InputError("unknown spot '\(unknown.reference.prefix(40))': SPOT.LIST shows the saved ids")
+            }
             return try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name))
         case "SPOT.VISITS":
             var day: String?

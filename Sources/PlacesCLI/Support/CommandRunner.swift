@@ -3,6 +3,7 @@ import Foundation
 import PlacesApp
 import PlacesCore
 import PlacesPipeline
+import SpotStore
 
 /// Runs a command body and turns every failure into one line on stderr and a non-zero exit, so
 /// scripts see a clean error instead of a stack of usage text. A storage failure (read-only or full disk,
@@ -24,6 +25,9 @@ func reportingErrors(verbose: Bool = false, _ body: () async throws -> Void) asy
     } catch let miss as NotFound {
         printError("places: \(miss.message)")
         throw ExitCode(2)
+    } catch let miss as UnknownSpot {
+        printError("places: \(miss.message)")
+        throw ExitCode(2)
     } catch let error as CleanExit {
         throw error
     } catch {
@@ -41,6 +45,18 @@ extension StateOptions {
     /// Opens the application, telling the user on stderr when a first run builds the index.
     func openApp() throws -> PlacesApplication {
         try PlacesApplication.open(environment) { printError($0) }
+    }
+}
+
+extension UnknownSpot {
+    /// What the CLI says when no saved spot has the id typed.
+    var message: String {
+        switch reason {
+        case .notAnID:
+            "unknown spot '\(reference)': give its id (or the first 4+ characters of it) as printed by `places spots list`"
+        case .noSuchSpot:
+            "unknown spot '\(reference)': no saved spot has that id; see `places spots list`"
+        }
     }
 }
 
