@@ -125,33 +125,61 @@ public struct PlaceMatcher: Sendable {
 
     /// The verdict on each candidate one source returned for a query, in order.
     ///
-    /// Like ``compare(_:_:)-(MatchRecord,MatchRecord)`` for each, except that a candidate whose core name
-    /// equals the query's and that no other candidate shares (no namesake, so no other branch to confuse
-    /// it with) may be up to ``MatchThresholds/uniqueNameDistance`` from the query's point instead of
-    /// ``MatchThresholds/chainDistance``. Chains keep the short distance, or need an equal phone or address.
+    /// Like ``compare(_:_:)-(MatchRecord,MatchRecord)`` for each, with what a set of candidates tells
+    /// about a question that a single pair cannot:
+    ///
+    /// - A candidate whose core name equals the query's and that no other candidate shares (no namesake,
+    ///   so no other branch to confuse it with) may be up to ``MatchThresholds/uniqueNameDistance`` from
+    ///   the query's point instead of ``MatchThresholds/chainDistance``. Chains keep the short distance,
+    ///   or need an equal phone or address.
+    /// - A locality typed after the name ("Kiasma Helsinki") is the question's city when it is the
+    ///   candidate's city (or the query's own `city`), not part of the name; see
+    ///   ``PlaceNormalizer/trailingLocality(of:localities:)``. Without a point, an exact name no other
+    ///   candidate shares in the city the user named is then corroborated by that city.
+    /// - A name one typo away from the candidate's ("Klamari Grill") reads as the candidate's name when
+    ///   no candidate has the name as typed; distance, phone or address must still agree.
     ///
     /// Two candidates that both fit the query about equally well and are not one place listed twice make
     /// the question ambiguous ("Kalmari" when "Kalmari Grill" and "Kalmari Pizzeria" share a building):
     /// both are then at most `review`, and a better source or the user decides.
     public func compare(query: MatchRecord, candidates: [MatchRecord]) -> [MatchResult] {
-        let q = prepare(query)
+        let asked = prepare(query)
         let prepared = candidates.map(prepare)
-        var evidence = prepared.indices.map { i in
-            var e = evaluate(q, prepared[i])
-            if e.limit == .chainBranch || e.limit == .tooFar, e.name >= 1,
-               let d = e.distance, d <= thresholds.uniqueNameDistance,
-               !prepared.indices.contains(where: { $0 != i && nameScore(prepared[i], prepared[$0]) >= 0.9 }) {
-                e = evaluate(q, prepared[i], distanceTolerance: thresholds.uniqueNameDistance)
-                e.uniqueName = true
+        var withoutLocality: [String: PreparedRecord] = [:]
+        let questions = candidates.map { candidate -> PreparedRecord in
+            guard let split = PlaceNormalizer.trailingLocality(of: query.name, localities: [candidate.city, query.city].compactMap { $0 }),
+                  !PlaceNormalizer.normalize(candidate.name).split(separator: " ")
+                    .contains(where: { split.locality.split(separator: " ").contains($0) }) else { return asked }
+            if let known = withoutLocality[split.locality] { return known }
+            var record = query
+            record.name = split.name
+            record.city = query.city ?? split.locality
+            let question = prepare(record)
+            withoutLocality[split.locality] = question
+            return question
+        }
+        var evidence = prepared.indices.map { i in evaluate(questions[i], prepared[i]) }
+        let typed = evidence.contains { $0.name >= 0.9 }
+        for i in prepared.indices {
+            let q = questions[i]
+            let namesake = { prepared.indices.contains(where: { $0 != i && self.nameScore(prepared[i], prepared[$0]) >= 0.9 }) }
+            if evidence[i].limit == .chainBranch || evidence[i].limit == .tooFar, evidence[i].name >= 1,
+               let d = evidence[i].distance, d <= thresholds.uniqueNameDistance, !namesake() {
+                evidence[i] = evaluate(q, prepared[i], distanceTolerance: thresholds.uniqueNameDistance)
+                evidence[i].uniqueName = true
+            } else if evidence[i].limit == .nameOnly, evidence[i].name >= 1, evidence[i].city == .equal,
+                      evidence[i].phone != .different, evidence[i].houseNumber != .different, !namesake() {
+                evidence[i] = evaluate(q, prepared[i], cityCorroborates: true)
+            } else if !typed, evidence[i].name < 0.9, oneTypoApart(q, prepared[i]) {
+                evidence[i] = evaluate(q, prepared[i], nameFloor: 0.9)
             }
             // "Vakasu" may be the museum or the café in it; the candidate's name says a kind of place
             // the question does not, and nothing but the name ties them.
             if q.kindClasses == 0 && q.categoryKey == 0 && prepared[i].kindClasses != 0
-                && e.phone != .equal && !e.addressEqual && e.score >= thresholds.accept {
-                e.kindUnasked = true
-                e.score = below(thresholds.accept)
+                && evidence[i].phone != .equal && !evidence[i].addressEqual && evidence[i].score >= thresholds.accept {
+                evidence[i].kindUnasked = true
+                evidence[i].score = below(thresholds.accept)
             }
-            return e
         }
         let matches = evidence.indices.filter { evidence[$0].score >= thresholds.accept }
         if let best = matches.max(by: { evidence[$0].score < evidence[$1].score }) {
@@ -167,8 +195,17 @@ public struct PlaceMatcher: Sendable {
             }
         }
         return prepared.indices.map { i in
-            MatchResult(score: evidence[i].score, verdict: verdict(evidence[i].score), reasons: reasons(evidence[i], q, prepared[i]))
+            MatchResult(score: evidence[i].score, verdict: verdict(evidence[i].score),
+                        reasons: reasons(evidence[i], questions[i], prepared[i]))
         }
+    }
+
+    /// The two core names differ in one word only, and that word by one typo: two neighbouring letters
+    /// swapped ("Klamari" / "Kalmari", four letters or more), or one letter dropped, added or changed (five
+    /// or more, where one letter is a small part of the word). The first letter must agree, as people
+    /// rarely mistype it; shorter words must be equal ("Kuu" and "Kuusi" stay two names).
+    func oneTypoApart(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
+        a.withName { nameA in b.withName { nameB in NameSimilarity.oneTypoApart(nameA, nameB) } }
     }
 
     /// The score alone: the hot path of file matching and benchmarks.
@@ -219,6 +256,10 @@ public struct PlaceMatcher: Sendable {
         var sharedIdentity = false
         /// An exact name no other candidate shares, judged with the wider distance tolerance.
         var uniqueName = false
+        /// The names are one typo apart and were scored as the same name.
+        var typo = false
+        /// An exact name no other candidate shares, in the city the question names.
+        var cityCorroborates = false
         /// Another candidate, a different place, fits the query about as well.
         var ambiguous = false
         /// The candidate's name adds a kind of place ("Café") the question did not name.
@@ -271,11 +312,18 @@ public struct PlaceMatcher: Sendable {
     /// - Parameter distanceTolerance: how far apart the two may be before the chain rule applies, when
     ///   more than ``MatchThresholds/chainDistance``: the lookup passes ``MatchThresholds/uniqueNameDistance``
     ///   for an exact name no other candidate shares.
-    func evaluate(_ a: PreparedRecord, _ b: PreparedRecord, distanceTolerance: Double? = nil) -> Evidence {
+    /// - Parameter nameFloor: the least the name signal counts for: the lookup passes 0.9 for a name one
+    ///   typo from the candidate's (see ``oneTypoApart(_:_:)``).
+    /// - Parameter cityCorroborates: the lookup found the candidate in the city the question names, with an
+    ///   exact name no other candidate shares: that city stands in for a distance, phone or address.
+    func evaluate(_ a: PreparedRecord, _ b: PreparedRecord, distanceTolerance: Double? = nil, nameFloor: Double = 0,
+                  cityCorroborates: Bool = false) -> Evidence {
         var e = Evidence()
         let chainDistance = max(thresholds.chainDistance, distanceTolerance ?? 0)
         let maxDistance = max(thresholds.maxDistance, distanceTolerance ?? 0)
-        e.name = nameScore(a, b)
+        e.name = max(nameScore(a, b), nameFloor)
+        e.typo = nameFloor > 0 && e.name == nameFloor
+        e.cityCorroborates = cityCorroborates
         e.genericConflict = Self.genericWordsConflict(a, b)
         e.familyConflict = e.genericConflict && Self.genericFamiliesConflict(a, b)
         e.numberConflict = a.numbersKey != 0 && b.numbersKey != 0 && a.numbersKey != b.numbersKey
@@ -351,7 +399,7 @@ public struct PlaceMatcher: Sendable {
             } else if d > chainDistance && !identity {
                 e.limit = .chainBranch
             }
-        } else if !identity {
+        } else if !identity && !cityCorroborates {
             e.limit = .nameOnly
         }
         // Different kinds of place are at most worth a look; two names that each announce a kind need
@@ -437,6 +485,12 @@ public struct PlaceMatcher: Sendable {
         }
         if e.uniqueName {
             add(.name, .agrees, "exact name and no namesake among the candidates: within \(Int(thresholds.uniqueNameDistance)) m is near enough")
+        }
+        if e.typo {
+            add(.name, .partial, "one typo apart: read as the same name, so distance, phone or address must agree")
+        }
+        if e.cityCorroborates {
+            add(.city, .agrees, "exact name, no namesake among the candidates, in the city the question names")
         }
         if e.kindUnasked {
             add(.name, .limits, "the name adds a kind of place the question does not name: possibly a venue in or beside it")
@@ -608,6 +662,39 @@ enum NameSimilarity {
         guard short.count >= 4 else { return short.elementsEqual(long) }
         if long.count - short.count <= 1 && withinOneEdit(short, long) { return true }
         return EditDistance.jaroWinkler(x, y) >= 0.9
+    }
+
+    /// See ``PlaceMatcher/oneTypoApart(_:_:)``.
+    static func oneTypoApart(_ a: NameView, _ b: NameView) -> Bool {
+        let (sortedA, wordsA, sortedB, wordsB) = (a.sorted, a.words, b.sorted, b.words)
+        var onlyA: WordSpan?, onlyB: WordSpan?
+        var i = 0, j = 0
+        while i < wordsA.count || j < wordsB.count {
+            let order: Int
+            if j == wordsB.count { order = -1 } else if i == wordsA.count { order = 1 } else {
+                order = compare(sortedA, wordsA[i], sortedB, wordsB[j])
+            }
+            if order < 0 {
+                if onlyA != nil { return false }
+                onlyA = wordsA[i]; i += 1
+            } else if order > 0 {
+                if onlyB != nil { return false }
+                onlyB = wordsB[j]; j += 1
+            } else {
+                i += 1; j += 1
+            }
+        }
+        guard let onlyA, let onlyB else { return false }
+        let x = a.word(onlyA), y = b.word(onlyB)
+        let (short, long) = x.count <= y.count ? (x, y) : (y, x)
+        guard short.count >= 4, long.count - short.count <= 1, short[0] == long[0],
+              !short.contains(where: TextCode.isDigit), !long.contains(where: TextCode.isDigit) else { return false }
+        if long.count >= 5 { return withinOneEdit(short, long) }
+        // Four letters: only a swap of neighbours, which keeps every letter ("Kalo" / "Klao", not "Kalo" / "Kali").
+        var k = 0
+        while k < short.count && short[k] == long[k] { k += 1 }
+        return k + 1 < short.count && short[k] == long[k + 1] && short[k + 1] == long[k]
+            && UnsafeBufferPointer(rebasing: short[(k + 2)...]).elementsEqual(UnsafeBufferPointer(rebasing: long[(k + 2)...]))
     }
 
     static func isSubsequence(_ short: UnsafeBufferPointer<UInt8>, of long: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -236,6 +236,33 @@ public enum PlaceNormalizer {
         return words.joined(separator: " ")
     }
 
+    /// A name typed with a locality after it ("Kiasma Helsinki", "Maya Bar, Kallio", "Engel in Helsingfors"),
+    /// split into the name and the locality, when the trailing words are one of `localities` (compared as
+    /// ``city(_:)`` compares cities, so "Helsingfors" is "Helsinki"). `nil` when the name does not end with
+    /// one, or when nothing distinctive would remain ("Hotel Helsinki" is a name, not a hotel in Helsinki).
+    ///
+    /// The localities come from the record being compared (the candidate's city, the query's city), never
+    /// from a list of every city: "Café Paris" in Helsinki keeps its "Paris".
+    public static func trailingLocality(of name: String, localities: [String]) -> (name: String, locality: String)? {
+        let wanted = Set(localities.map(city).filter { !$0.isEmpty })
+        guard !wanted.isEmpty else { return nil }
+        let words = normalize(name).split(separator: " ").map(String.init)
+        // At most three words of locality ("New York City"), and at least one word of name before them.
+        for length in stride(from: min(3, words.count - 1), through: 1, by: -1) {
+            let locality = words.suffix(length).joined(separator: " ")
+            guard wanted.contains(city(locality)) else { continue }
+            var rest = Array(words.dropLast(length))
+            if rest.count > 1, rest.last == "in" { rest.removeLast() }
+            let distinctive = rest.contains {
+                $0 != "the" && !connectingWords.contains($0) && !articles.contains($0)
+                    && genericClass(nameSynonyms[$0] ?? $0) == nil && !legalSuffixes.contains($0)
+            }
+            guard distinctive else { return nil }
+            return (rest.joined(separator: " "), locality)
+        }
+        return nil
+    }
+
     static let cityAliases: [String: String] = [
         "nyc": "new york", "ny": "new york", "manhattan": "new york", "la": "los angeles", "sf": "san francisco",
         "philly": "philadelphia", "dc": "washington", "washington dc": "washington", "vegas": "las vegas",

@@ -43,6 +43,21 @@ import Testing
         let table = try cli.run("lookup", "Kiasma", "--offline")
         #expect(table.status == 0)
         #expect(table.stdoutText.contains("not sure"), "\(table.stdoutText)")
+
+        // With the city typed after the name, the museum (OSM: addr:city Helsinki, the only "Kiasma" the
+        // index holds besides the bike station named after it) is the answer, and the same one twice.
+        let withCity = try lookup(cli, ["Kiasma Helsinki", "--offline"])
+        let again = try lookup(cli, ["Kiasma Helsinki", "--offline"])
+        #expect(withCity.status == 0, "\(withCity.stderr)")
+        #expect(withCity.json["name"] as? String == "Kiasma")
+        #expect(withCity.json["id"] as? String == "osm:way/8042215")
+        #expect(verdict(withCity.json) == "match")
+        #expect(again.json["id"] as? String == withCity.json["id"] as? String)
+        #expect(verdict(again.json) == "match")
+        #expect(again.json["cache"] as? String == "hit")
+        // Another city is not this museum's: no place is accepted.
+        let espoo = try cli.run("lookup", "Kiasma Espoo", "--offline", "--json")
+        #expect(verdict((try? espoo.json() as? [String: Any]) ?? [:]) != "match", "\(espoo.stdoutText)")
     }
 
     @Test func aLookupByAddressAndPhoneNeverAcceptsACity() throws {

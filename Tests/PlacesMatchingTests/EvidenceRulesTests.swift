@@ -149,6 +149,66 @@ import Testing
         #expect(matcher.compare(query: query, candidates: [grill, outline]).map(\.verdict) == [.match, .match])
     }
 
+    @Test func aLocalityTypedAfterTheNameIsTheCandidatesCityNotPartOfTheName() {
+        let grill = MatchRecord(id: "g", name: "Kalmari Grill", city: "Helsinki", coordinate: moved(ateneumPoint, 30))
+        for typed in ["Kalmari Grill Helsinki", "Kalmari Grill, Helsinki", "Kalmari Grill in Helsingfors", "kalmari grill HKI"] {
+            let query = MatchRecord(id: "q", name: typed, coordinate: ateneumPoint)
+            #expect(matcher.compare(query: query, candidates: [grill]).map(\.verdict) == [.match], "\(typed)")
+        }
+        // Another city is not stripped: "Kalmari Grill Espoo" asks for the Espoo branch.
+        let espoo = MatchRecord(id: "q", name: "Kalmari Grill Espoo", coordinate: ateneumPoint)
+        #expect(matcher.compare(query: espoo, candidates: [grill]).map(\.verdict) != [.match])
+        // A name that is only a kind word and the city keeps the city: "Cafe Helsinki" is not any café.
+        let namedForTheCity = MatchRecord(id: "h", name: "Cafe Helsinki", city: "Helsinki", coordinate: moved(ateneumPoint, 10))
+        let cafe = MatchRecord(id: "c", name: "Cafe Kalmari", city: "Helsinki", coordinate: moved(ateneumPoint, 10))
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Cafe Helsinki", coordinate: ateneumPoint),
+                                candidates: [namedForTheCity]).map(\.verdict) == [.match])
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Cafe Helsinki", coordinate: ateneumPoint),
+                                candidates: [cafe]).map(\.verdict) == [.nonMatch])
+    }
+
+    @Test func anExactUniqueNameInTheCityTheQuestionNamesNeedsNoPoint() {
+        let kiasma = MatchRecord(id: "k", name: "Kiasma", city: "Helsinki", coordinate: ateneumPoint, category: "museum")
+        let station = MatchRecord(id: "s", name: "Kiasma kaupunkipyöräasema", city: "Helsinki", coordinate: moved(ateneumPoint, 90))
+        let typed = MatchRecord(id: "q", name: "Kiasma Helsinki")
+        #expect(matcher.compare(query: typed, candidates: [station, kiasma]).map(\.verdict) == [.nonMatch, .match])
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Kiasma", city: "Helsinki"), candidates: [kiasma])
+            .map(\.verdict) == [.match])
+        // Without a city the name alone is still only a review, and so is a name two candidates share.
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Kiasma"), candidates: [kiasma]).map(\.verdict) == [.review])
+        let namesake = MatchRecord(id: "k2", name: "Kiasma", city: "Helsinki", coordinate: moved(ateneumPoint, 2_000), category: "cafe")
+        #expect(!matcher.compare(query: typed, candidates: [kiasma, namesake]).contains { $0.verdict == .match })
+        // Another city is no corroboration.
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Kiasma Espoo"), candidates: [kiasma]).map(\.verdict) != [.match])
+    }
+
+    @Test func aNameOneTypoAwayIsTheCandidatesWhenDistanceAgrees() {
+        // A swapped pair in four letters (0.75 as written, so not a match on its own), a changed letter in six.
+        for (typed, name) in [("Klao Grill", "Kalo Grill"), ("Kalemi Grill", "Kalomi Grill")] {
+            let candidate = MatchRecord(id: "g", name: name, coordinate: moved(ateneumPoint, 30))
+            let query = MatchRecord(id: "q", name: typed, coordinate: ateneumPoint)
+            if typed == "Klao Grill" { #expect(matcher.compare(query, candidate).verdict != .match) }
+            #expect(matcher.compare(query: query, candidates: [candidate]).map(\.verdict) == [.match], "\(typed)")
+            // Too far for a chain's branch: the typo is not corroborated.
+            #expect(matcher.compare(query: query, candidates: [moved(candidate, by: 400)]).map(\.verdict) != [.match], "\(typed) far")
+        }
+        let grill = MatchRecord(id: "g", name: "Kalo Grill", coordinate: moved(ateneumPoint, 30))
+        // Four letters: a changed letter is another name ("Kali" / "Kalo"); a swap must keep the first letter.
+        for typed in ["Kali Grill", "Aklo Grill"] {
+            #expect(matcher.compare(query: MatchRecord(id: "q", name: typed, coordinate: ateneumPoint), candidates: [grill])
+                .map(\.verdict) != [.match], "\(typed)")
+        }
+        // A candidate with the name as typed wins, and the one a typo away is not its rival.
+        let kali = MatchRecord(id: "k", name: "Kali Grill", coordinate: moved(ateneumPoint, 20))
+        let verdicts = matcher.compare(query: MatchRecord(id: "q", name: "Kali Grill", coordinate: ateneumPoint), candidates: [grill, kali])
+            .map(\.verdict)
+        #expect(verdicts.first != .match && verdicts.last == .match)
+        // A typo does not bridge two kinds of venue.
+        let pizzeria = MatchRecord(id: "p", name: "Kalo Pizzeria", coordinate: moved(ateneumPoint, 20))
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Klao Grill", coordinate: ateneumPoint), candidates: [pizzeria])
+            .map(\.verdict) != [.match])
+    }
+
     func moved(_ c: Coordinate, _ metres: Double) -> Coordinate {
         Coordinate(latitude: c.latitude + metres / 111_320, longitude: c.longitude)
     }

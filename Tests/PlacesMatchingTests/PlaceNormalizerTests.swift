@@ -36,6 +36,20 @@ import Testing
         #expect(PlaceNormalizer.coreName("Arts Delicatessen") == "arts")
     }
 
+    @Test func aTrailingLocalityIsSplitOffOnlyWhenItIsOneOfTheGivenPlaces() {
+        #expect(PlaceNormalizer.trailingLocality(of: "Kiasma Helsinki", localities: ["Helsinki"])?.name == "kiasma")
+        #expect(PlaceNormalizer.trailingLocality(of: "Maya Bar, Kallio", localities: ["Kallio"])?.name == "maya bar")
+        #expect(PlaceNormalizer.trailingLocality(of: "Engel in Helsingfors", localities: ["Helsinki"])?.name == "engel")
+        #expect(PlaceNormalizer.trailingLocality(of: "Chez Marie New York City", localities: ["New York"])?.name == "chez marie")
+        #expect(PlaceNormalizer.trailingLocality(of: "Chez Marie New York City", localities: ["NYC"])?.locality == "new york city")
+        // Not a locality of this record, nothing distinctive left, or nothing before it.
+        #expect(PlaceNormalizer.trailingLocality(of: "Kiasma Espoo", localities: ["Helsinki"]) == nil)
+        #expect(PlaceNormalizer.trailingLocality(of: "Hotel Helsinki", localities: ["Helsinki"]) == nil)
+        #expect(PlaceNormalizer.trailingLocality(of: "The Helsinki", localities: ["Helsinki"]) == nil)
+        #expect(PlaceNormalizer.trailingLocality(of: "Helsinki", localities: ["Helsinki"]) == nil)
+        #expect(PlaceNormalizer.trailingLocality(of: "Kiasma Helsinki", localities: []) == nil)
+    }
+
     @Test func coreNameIsNeverEmpty() {
         #expect(PlaceNormalizer.coreName("The Bar") == "the bar")
         #expect(PlaceNormalizer.coreName("Cafe") == "cafe")
