@@ -108,17 +108,29 @@ struct LocalSearch {
         return IndexSearchResult(places: places, didYouMean: didYouMean)
     }
 
+    /// Completes what is being typed. The cost of a full-text prefix query grows with the number of names
+    /// it matches, and one to three letters match a large share of the world's names, so a single short
+    /// word completes from the neighbourhood (the R*Tree around `near`) and then from the most important
+    /// places whose name begins with it (``NamePrefixes``); a short last word after others is checked on
+    /// the rows the other words find. Only names count (not category words or addresses): "hel" near a
+    /// Helsinki street completes names, not every address in Helsinki.
     func suggest() throws -> [Place] {
+        let last = words[words.count - 1]
+        let lastLength = last.unicodeScalars.count
         var hits: [Hit] = []
-        if words.count == 1, words[0].unicodeScalars.count == 1 {
-            // One letter matches a large share of the world's names; ranking them all costs tens of
-            // milliseconds. The first keystroke completes from the neighbourhood, else from the most
-            // important places whose name starts with the letter.
-            if let near { hits = try ranked(FullTextQuery.all(words, prefixLast: true), within: 5_000, around: near) }
-            if hits.isEmpty { hits = try mostImportant(startingWith: words[0]) }
+        if words.count == 1, lastLength <= NamePrefixes.longestPrefix {
+            if let near { hits = try neighbours(around: near, namedWith: last) }
+            if hits.count < limit {
+                var seen = Set(hits.map(\.rowid))
+                hits += try mostImportant(startingWith: last).filter { seen.insert($0.rowid).inserted }
+            }
+        } else if lastLength == 1 {
+            hits = try ranked(FullTextQuery.names(FullTextQuery.all(Array(words.dropLast()))), nameWordStartingWith: last)
         } else {
-            hits = try ranked(FullTextQuery.all(words, prefixLast: true))
-            if hits.isEmpty, words.count >= 2 { hits = try ranked(FullTextQuery.all([words.joined()], prefixLast: true)) }
+            hits = try ranked(FullTextQuery.names(FullTextQuery.all(words, prefixLast: true)))
+            if hits.isEmpty, words.count >= 2 {
+                hits = try ranked(FullTextQuery.names(FullTextQuery.all([words.joined()], prefixLast: true)))
+            }
         }
         return try PlaceRow.fetch(db, rowids: hits.prefix(limit).map(\.rowid)) { row -> Place in
             var place = PlaceRow.place(row)
@@ -129,25 +141,89 @@ struct LocalSearch {
         }
     }
 
+    /// Places around `center` with a name word beginning with `prefix`, best first: the box of 1 km around
+    /// it, then, when that holds fewer than `limit`, the ring out to 5 km (the R*Tree skips the inner box's
+    /// entries before their rows are read, so nothing is read twice). Scored like
+    /// ``ranked(_:within:around:nameWordStartingWith:)`` with near, a main name that begins with the
+    /// prefix counting as the best match.
+    private func neighbours(around center: Coordinate, namedWith prefix: String) throws -> [Hit] {
+        var hits: [(hit: Hit, distance: Double)] = []
+        let outerRadius = 5_000.0
+        let inner = GeoMath.boundingBox(around: center, radius: 1_000)
+        let outer = GeoMath.boundingBox(around: center, radius: outerRadius)
+        let nameTest = """
+            p.kind != 'address' AND (substr(p.search_name, 1, length(?1)) = ?1 OR instr(p.search_name, ' ' || ?1) > 0
+                OR instr(p.search_alt, ' ' || ?1) > 0)
+            """
+        let columns = "p.rowid, p.lat, p.lon, p.importance, substr(p.search_name, 1, length(?1)) = ?1, p.search_name = ?1"
+        let inside = "r.max_lat >= ?2 AND r.min_lat <= ?3 AND r.max_lon >= ?4 AND r.min_lon <= ?5"
+        let boxArguments = { (box: BoundingBox) -> StatementArguments in
+            [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+        }
+        let steps: [(sql: String, arguments: StatementArguments)] = [
+            ("SELECT \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inside) AND \(nameTest)",
+             [prefix] + boxArguments(inner)),
+            ("""
+             SELECT \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inside)
+               AND NOT (r.min_lat >= ?6 AND r.max_lat <= ?7 AND r.min_lon >= ?8 AND r.max_lon <= ?9) AND \(nameTest)
+             """, [prefix] + boxArguments(outer) + boxArguments(inner)),
+        ]
+        for step in steps {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: step.sql), arguments: step.arguments)
+            while let row = try rows.next() {
+                let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
+                guard distance <= outerRadius else { continue }
+                let relevance: Double = row[4] ? 1 : 0.7
+                let score = 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * (row[3] as Double) + (row[5] ? 0.15 : 0)
+                hits.append((Hit(rowid: row[0], score: score), distance))
+            }
+            if hits.count >= limit { break }
+        }
+        hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
+        return hits.map(\.hit)
+    }
+
     // MARK: Ranking
 
     /// Full-text matches, best first: text relevance blended with importance and, with `near`, distance.
-    func ranked(_ match: String, within: Double? = nil, around: Coordinate? = nil) throws -> [Hit] {
-        var sql = """
-            SELECT p.rowid, p.lat, p.lon, bm25(place_fts, 10.0, 6.0, 3.0, 1.0, 6.0) AS rank, p.importance,
-                   p.search_name = ? OR instr(p.search_alt, ?) > 0 AS whole_name
-            FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
-            WHERE place_fts MATCH ?
-            """
+    /// - Parameter nameWordStartingWith: keeps only places with a name word that begins with it (how a
+    ///   one-letter last word is completed without a full-text prefix query over every word with that letter).
+    func ranked(_ match: String, within: Double? = nil, around: Coordinate? = nil,
+                nameWordStartingWith namePrefix: String? = nil) throws -> [Hit] {
         let typed = words.joined(separator: " ")
-        var arguments: StatementArguments = [typed, "| \(typed) |", match]
         let circle: (center: Coordinate, radius: Double)? = around.flatMap { center in within.map { (center, $0) } }
             ?? near.flatMap { center in radius.map { (center, $0) } }
-        restrict(&sql, &arguments, to: circle)
-        sql += " ORDER BY rank LIMIT \(max(limit * 20, 200))"
+        let bm25 = "bm25(place_fts, 10.0, 6.0, 3.0, 1.0, 6.0)"
+        let wholeName = "p.search_name = ? OR instr(p.search_alt, ?) > 0"
+        let best = max(limit * 20, 200)
+        var sql: String
+        var arguments: StatementArguments
+        if circle == nil, filter == nil, namePrefix == nil {
+            // Nothing to check on the place rows: rank in the full-text index alone and read only the best
+            // rows ("helsinki" matches every address in Helsinki; half its cost was reading their rows).
+            sql = """
+                SELECT p.rowid, p.lat, p.lon, f.rank, p.importance, \(wholeName) AS whole_name
+                FROM (SELECT rowid, \(bm25) AS rank FROM place_fts WHERE place_fts MATCH ? ORDER BY rank LIMIT \(best)) f
+                CROSS JOIN place p ON p.rowid = f.rowid
+                """
+            arguments = [typed, "| \(typed) |", match]
+        } else {
+            sql = """
+                SELECT p.rowid, p.lat, p.lon, \(bm25) AS rank, p.importance, \(wholeName) AS whole_name
+                FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
+                WHERE place_fts MATCH ?
+                """
+            arguments = [typed, "| \(typed) |", match]
+            restrict(&sql, &arguments, to: circle)
+            if let namePrefix {
+                sql += " AND (substr(p.search_name, 1, length(?)) = ? OR instr(p.search_name, ' ' || ?) > 0 OR instr(p.search_alt, ' ' || ?) > 0)"
+                arguments += [namePrefix, namePrefix, namePrefix, namePrefix]
+            }
+            sql += " ORDER BY rank LIMIT \(best)"
+        }
         let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         // bm25 is negative, lower is better; relevance 1 is the best match of this query.
-        let best = rows.map { -($0[3] as Double) }.max() ?? 1
+        let bestRank = rows.map { -($0[3] as Double) }.max() ?? 1
         var hits: [(hit: Hit, distance: Double)] = []
         hits.reserveCapacity(rows.count)
         for row in rows {
@@ -157,7 +233,7 @@ struct LocalSearch {
             // Typing one of a place's names in full is as good a match whichever name it is: bm25 would
             // rank "Cantón" (one of Guangzhou's hundred names) below a town whose only name is "Canton".
             let wholeName: Bool = row[5]
-            let relevance: Double = wholeName ? 1 : best > 0 ? -(row[3] as Double) / best : 1
+            let relevance: Double = wholeName ? 1 : bestRank > 0 ? -(row[3] as Double) / bestRank : 1
             let importance: Double = row[4]
             let exact = wholeName ? 0.15 : 0
             let score = near == nil
@@ -223,12 +299,18 @@ struct LocalSearch {
         return Array(hits.prefix(limit))
     }
 
-    /// The most important places whose name starts with `letter`.
-    private func mostImportant(startingWith letter: String) throws -> [Hit] {
-        try Row.fetchAll(db.cachedStatement(sql: """
+    /// The most important places whose main name begins with `prefix` (one to three letters), from
+    /// ``NamePrefixes``' lists; for a longer list than those hold, from the importance index.
+    private func mostImportant(startingWith prefix: String) throws -> [Hit] {
+        if limit <= NamePrefixes.perPrefix {
+            return try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT place, importance FROM name_prefix WHERE prefix = ? ORDER BY importance DESC LIMIT ?
+                """), arguments: [prefix, limit]).map { Hit(rowid: $0[0], score: $0[1]) }
+        }
+        return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT rowid, importance FROM place INDEXED BY place_by_importance
-            WHERE search_name >= ? AND search_name < ? ORDER BY importance DESC LIMIT ?
-            """), arguments: [letter, letter + "\u{10FFFF}", limit]).map { Hit(rowid: $0[0], score: $0[1]) }
+            WHERE search_name >= ? AND search_name < ? AND kind != 'address' ORDER BY importance DESC LIMIT ?
+            """), arguments: [prefix, prefix + "\u{10FFFF}", limit]).map { Hit(rowid: $0[0], score: $0[1]) }
     }
 
     // MARK: Which name matched
@@ -256,8 +338,8 @@ struct LocalSearch {
 /// Typed words corrected to indexed words within one typo (4–7 letters) or two (8 and more).
 ///
 /// The vocabulary (`search_term`, built at import) is looked up by each word's beginning and by its
-/// ending: one typo leaves at least one of the two halves intact, so two index range scans find every
-/// candidate, and only those are checked with a real edit distance. No name is scanned.
+/// ending: a typo leaves the part of the word before it and the part after it intact, so two index range
+/// scans find every candidate, and only those are checked with a real edit distance. No name is scanned.
 struct TypoCorrection {
     /// An FTS5 expression: each corrected word becomes "candidate OR candidate …".
     var match: String
@@ -295,24 +377,44 @@ struct TypoCorrection {
                           arguments: [word.unicodeScalars.count, word]) ?? false
     }
 
+    /// How long a beginning and an ending of a typed word of `length` letters are looked up by: one of
+    /// the two is intact whatever the typos.
+    ///
+    /// With one typo at letter p (wrong, extra or missing), letters before p begin the indexed word and
+    /// letters after it end it: a beginning of ⌈n/2⌉ letters and an ending of ⌊n/2⌋ cover every p. Only
+    /// two neighbours swapped across the middle break both; ``candidates(for:allowance:db:)`` tries that
+    /// one swap as a word of its own. The longer the keys, the fewer words a range holds ("kaisma": "kai…"
+    /// and "…sma" rather than "ka…" and "…ma", a tenth of the vocabulary to check). With two typos (8 and
+    /// more letters) each key is a little under half the word, so the typos may fall on either side of it.
+    static func keyLengths(length: Int, allowance: Int) -> (head: Int, tail: Int) {
+        if allowance == 1 { return ((length + 1) / 2, length / 2) }
+        let half = max(1, (length - 1) / 2)
+        return (half, half)
+    }
+
     /// Indexed words within `allowance` edits, closest first, then the most used.
     static func candidates(for word: String, allowance: Int, db: Database) throws -> [String] {
         let scalars = Array(word.unicodeScalars)
-        let half = max(1, (scalars.count - 1) / 2)
-        let head = String(String.UnicodeScalarView(scalars.prefix(half)))
-        let tail = String(String.UnicodeScalarView(scalars.reversed().prefix(half)))
+        let keys = keyLengths(length: scalars.count, allowance: allowance)
+        let head = String(String.UnicodeScalarView(scalars.prefix(keys.head)))
+        let tail = String(String.UnicodeScalarView(scalars.reversed().prefix(keys.tail)))
+        var middleSwap = scalars
+        if allowance == 1, keys.head < scalars.count { middleSwap.swapAt(keys.head - 1, keys.head) }
         let lengths = ((scalars.count - allowance)...(scalars.count + allowance)).map(String.init).joined(separator: ",")
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT term, places FROM search_term WHERE length IN (\(lengths)) AND term >= ? AND term < ?
             UNION
             SELECT term, places FROM search_term WHERE length IN (\(lengths)) AND reversed >= ? AND reversed < ?
-            """), arguments: [head, head + "\u{10FFFF}", tail, tail + "\u{10FFFF}"])
-        return rows.compactMap { row -> (term: String, distance: Int, places: Int)? in
+            UNION
+            SELECT term, places FROM search_term WHERE length = ? AND term = ?
+            """), arguments: [head, head + "\u{10FFFF}", tail, tail + "\u{10FFFF}",
+                              scalars.count, String(String.UnicodeScalarView(middleSwap))])
+        var found: [(term: String, distance: Int, places: Int)] = []
+        while let row = try rows.next() {
             let term: String = row[0]
-            return SearchText.editDistance(word, term, limit: allowance).map { (term, $0, row[1]) }
+            if let distance = SearchText.editDistance(word, term, limit: allowance) { found.append((term, distance, row[1])) }
         }
-        .sorted { ($0.distance, -$0.places, $0.term) < ($1.distance, -$1.places, $1.term) }
-        .map(\.term)
+        return found.sorted { ($0.distance, -$0.places, $0.term) < ($1.distance, -$1.places, $1.term) }.map(\.term)
     }
 }
 
@@ -326,10 +428,18 @@ enum FullTextQuery {
         words.map(quoted).joined(separator: " OR ")
     }
 
+    /// Every word; with `prefixAll` or `prefixLast`, those words as beginnings too. A one-letter word is
+    /// never a beginning: "k*" would merge the entries of every indexed word starting with k (there is no
+    /// one-letter prefix index), tens of milliseconds for a match that says almost nothing.
     static func all(_ words: [String], prefixLast: Bool = false, prefixAll: Bool = false) -> String {
         words.enumerated().map { index, word in
-            let prefix = prefixAll || (prefixLast && index == words.count - 1)
+            let prefix = (prefixAll || (prefixLast && index == words.count - 1)) && word.unicodeScalars.count >= 2
             return prefix ? quoted(word) + "*" : quoted(word)
         }.joined(separator: " AND ")
+    }
+
+    /// `match` restricted to the names (main, other and brand), as suggestions want.
+    static func names(_ match: String) -> String {
+        "{search_name search_alt brand} : (" + match + ")"
     }
 }

@@ -4,8 +4,8 @@ import PlacesCore
 
 /// The local place index: OSM objects and GeoNames cities in one SQLite file.
 ///
-/// Names are in an FTS5 table (`unicode61 remove_diacritics 2` with prefix indexes, so "cafe"
-/// finds "Café" and "caf" completes it), positions in one R*Tree (POIs, address points and cities),
+/// Names are in an FTS5 table over the place rows' prepared words (`unicode61 remove_diacritics 2` with
+/// prefix indexes, so "cafe" finds "Café" and "caf" completes it), positions in one R*Tree (POIs, address points and cities),
 /// and GeoNames cities also in their own table (population, zone, country) with an R*Tree of their
 /// own for reverse geocoding. Schema changes go only through ``migrator``.
 ///
@@ -241,12 +241,52 @@ public final class PlaceIndexStore: Sendable {
                 CREATE INDEX place_by_importance ON place(importance);
                 """)
         }
+        migrator.registerMigration("v6: the most important places per name beginning") { db in
+            // Suggestions for one to three letters complete from here (see `NamePrefixes`) instead of ranking
+            // every name that starts with them. Filled once for what an older import left; imports keep it.
+            try db.execute(sql: """
+                CREATE TABLE name_prefix (
+                    prefix TEXT NOT NULL,
+                    importance REAL NOT NULL,
+                    place INTEGER NOT NULL,
+                    PRIMARY KEY (prefix, importance, place)
+                ) WITHOUT ROWID;
+                """)
+            for length in 1...NamePrefixes.longestPrefix {
+                try db.execute(sql: """
+                    INSERT OR IGNORE INTO name_prefix (prefix, importance, place)
+                    SELECT prefix, importance, rowid FROM (
+                        SELECT substr(search_name, 1, ?1) AS prefix, importance, rowid,
+                               row_number() OVER (PARTITION BY source, substr(search_name, 1, ?1) ORDER BY importance DESC) AS position
+                        FROM place
+                        WHERE kind != 'address' AND length(search_name) >= ?1 AND instr(substr(search_name, 1, ?1), ' ') = 0
+                    ) WHERE position <= ?2
+                    """, arguments: [length, NamePrefixes.perPrefix])
+            }
+        }
+        migrator.registerMigration("v7: the full-text index reads the place rows; prefixes of two and three letters") { db in
+            // The full-text table kept its own copy of every prepared name (16 MB with the world's cities), and
+            // its four-letter prefix index cost a third of the index build while four letters select few enough
+            // words to merge at query time. External content: FTS5 reads the words from `place` (for deletes
+            // too, so an entry is deleted before its row), and the columns carry the row's column names.
+            try db.execute(sql: """
+                DROP TABLE place_fts;
+                CREATE VIRTUAL TABLE place_fts USING fts5(
+                    search_name, search_alt, brand, keywords, search_address,
+                    content = 'place', content_rowid = 'rowid',
+                    tokenize = 'unicode61 remove_diacritics 2',
+                    prefix = '2 3'
+                );
+                INSERT INTO place_fts (place_fts) VALUES ('rebuild');
+                """)
+        }
         return migrator
     }
 
     /// How places are read into the index. A file imported with an older format lacks what later versions
     /// index (alternate names, addresses), so bundled files recorded with an older format are re-imported.
-    public static let format = 2
+    /// 3: railway stations are places; GeoNames cities no longer carry a "city" keyword.
+    public static let format = 3
 }
 
 public struct PlaceIndexCounts: Hashable, Sendable {

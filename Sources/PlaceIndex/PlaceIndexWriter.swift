@@ -14,6 +14,7 @@ public final class PlaceIndexWriter {
     public func removeSource(_ source: String) throws {
         for sql in [
             "DELETE FROM place_fts WHERE rowid IN (SELECT rowid FROM place WHERE source = ?)",
+            "DELETE FROM name_prefix WHERE place IN (SELECT rowid FROM place WHERE source = ?)",
             "DELETE FROM place_rtree WHERE id IN (SELECT rowid FROM place WHERE source = ?)",
             "DELETE FROM place WHERE source = ?",
             "DELETE FROM city_rtree WHERE id IN (SELECT geonameid FROM city WHERE source = ?)",
@@ -40,10 +41,12 @@ public final class PlaceIndexWriter {
             SELECT geonameid, lat, lat, lon, lon FROM city WHERE source = ?
             """, arguments: [source])
         try db.execute(sql: """
-            INSERT INTO place_fts (rowid, name, alt, brand, keywords, address)
+            INSERT INTO place_fts (rowid, search_name, search_alt, brand, keywords, search_address)
             SELECT rowid, search_name, search_alt, brand, keywords, search_address FROM place WHERE source = ?
             """, arguments: [source])
         try saveTypoVocabulary()
+        try saveNamePrefixes()
+        firstPendingRowid = nil
         try db.execute(sql: """
             INSERT OR REPLACE INTO source (name, kind, imported_at, places, cities, bytes, checksum, format,
                 address_points, names, min_lat, max_lat, min_lon, max_lon)
@@ -113,6 +116,26 @@ public final class PlaceIndexWriter {
             }
             try insert.execute(arguments: arguments)
         }
+        if firstPendingRowid == nil { firstPendingRowid = db.lastInsertedRowID }
+        if kind != .address, let first = nameWords.first {
+            namePrefixes.add(place: db.lastInsertedRowID, firstWord: first, importance: importance)
+        }
+    }
+
+    /// The first row this import inserted: it and later rows are not in the full-text index until
+    /// ``finishSource(_:kind:places:cities:addressPoints:fingerprint:)``.
+    private var firstPendingRowid: Int64?
+
+    /// The most important places of this import for each beginning of a main name (see ``NamePrefixes``).
+    private var namePrefixes = NamePrefixes()
+
+    /// Writes this import's ``NamePrefixes``: what short suggestions ("s", "st", "sto") complete from.
+    private func saveNamePrefixes() throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO name_prefix (prefix, importance, place) VALUES (?, ?, ?)")
+        for (prefix, places) in namePrefixes.best {
+            for entry in places { try statement.execute(arguments: [prefix, entry.importance, entry.place]) }
+        }
+        namePrefixes = NamePrefixes()
     }
 
     private static func unique(_ words: [String]) -> [String] {
@@ -165,8 +188,52 @@ public final class PlaceIndexWriter {
     }
 
     private func deletePlace(rowid: Int64) throws {
-        try db.cachedStatement(sql: "DELETE FROM place_fts WHERE rowid = ?").execute(arguments: [rowid])
+        // The full-text index reads a deleted entry's words from its row, so only rows a finished import
+        // indexed may be deleted from it: deleting words never added would corrupt it (a file that holds
+        // one object twice). Rows of the import under way are the newest, from `firstPendingRowid` on.
+        if firstPendingRowid.map({ rowid < $0 }) ?? true {
+            try db.cachedStatement(sql: "DELETE FROM place_fts WHERE rowid = ?").execute(arguments: [rowid])
+        }
         try db.cachedStatement(sql: "DELETE FROM place_rtree WHERE id = ?").execute(arguments: [rowid])
         try db.cachedStatement(sql: "DELETE FROM place WHERE rowid = ?").execute(arguments: [rowid])
+    }
+}
+
+/// For each beginning of one, two and three letters of a main name's first word, the places of one import
+/// with the highest importance, kept while the import inserts (a sort of every name afterwards cost a
+/// third of a second per prefix length for the world's cities).
+///
+/// The union over imports holds each prefix's overall top ``perPrefix``, so a source is replaced by
+/// deleting its rows alone. Short prefixes match a large share of all names; this is how the first
+/// keystrokes complete without ranking tens of thousands of matches.
+struct NamePrefixes {
+    /// Places kept per prefix and import: more than any suggestion list shows.
+    static let perPrefix = 32
+    /// The longest prefix kept; longer ones are specific enough for the full-text index.
+    static let longestPrefix = 3
+
+    struct Entry {
+        var importance: Double
+        var place: Int64
+    }
+
+    private(set) var best: [String: [Entry]] = [:]
+
+    mutating func add(place: Int64, firstWord: String, importance: Double) {
+        var prefix = String.UnicodeScalarView()
+        for scalar in firstWord.unicodeScalars.prefix(Self.longestPrefix) {
+            prefix.append(scalar)
+            Self.offer(Entry(importance: importance, place: place), to: &best[String(prefix), default: []])
+        }
+    }
+
+    /// Keeps `entry` if the list has room or it beats the list's least important place.
+    private static func offer(_ entry: Entry, to entries: inout [Entry]) {
+        if entries.count < perPrefix {
+            entries.append(entry)
+        } else if let weakest = entries.indices.min(by: { entries[$0].importance < entries[$1].importance }),
+                  entries[weakest].importance < entry.importance {
+            entries[weakest] = entry
+        }
     }
 }

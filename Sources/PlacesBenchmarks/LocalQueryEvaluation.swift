@@ -15,9 +15,18 @@ enum LocalQueryEvaluation {
         var expected: [String]
     }
 
+    /// The repository this was built from.
+    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The labelled queries in `file` (default: the repository's `bench/local-queries.jsonl`).
+    static func queries(file: URL = repository.appendingPathComponent("bench/local-queries.jsonl")) throws -> [Query] {
+        let decoder = JSONDecoder()
+        return try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+            .map { try decoder.decode(Query.self, from: Data($0.utf8)) }
+    }
+
     static func run(arguments: [String]) async throws {
-        let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let file = arguments.first { !$0.hasPrefix("--") }.map { URL(fileURLWithPath: $0) }
             ?? repository.appendingPathComponent("bench/local-queries.jsonl")
         let showMisses = arguments.contains("--misses")
@@ -29,9 +38,7 @@ enum LocalQueryEvaluation {
         _ = try LocalImporter(index: index).importFiles(
             ["helsinki.osm.pbf", "geonames-cities15000.txt.gz"].map { data.appendingPathComponent($0) })
 
-        let decoder = JSONDecoder()
-        let queries = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
-            .map { try decoder.decode(Query.self, from: Data($0.utf8)) }
+        let queries = try queries(file: file)
         var tally: [String: (total: Int, top1: Int, top3: Int)] = [:]
         for query in queries {
             let near = try query.near.map { try Coordinate(parsing: $0) }

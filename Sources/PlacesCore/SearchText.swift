@@ -7,6 +7,7 @@ public enum SearchText {
     /// "mcdonalds"), every other character that is not a letter or digit separates words ("R-kioski" →
     /// "r", "kioski").
     public static func words(_ text: String) -> [String] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiWords(text) }
         var words: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in TextFolding.fold(text).unicodeScalars {
@@ -19,6 +20,27 @@ public enum SearchText {
             }
         }
         if !current.isEmpty { words.append(String(current)) }
+        return words
+    }
+
+    /// ``words(_:)`` for ASCII text, byte by byte: the same words (letters lower-cased, digits kept,
+    /// apostrophes and backticks deleted, anything else a separator) without Unicode property lookups.
+    private static func asciiWords(_ text: String) -> [String] {
+        var words: [String] = []
+        var current: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): current.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(byte + 32)
+            case UInt8(ascii: "'"), UInt8(ascii: "`"): continue
+            default:
+                if !current.isEmpty {
+                    words.append(String(decoding: current, as: UTF8.self))
+                    current.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
         return words
     }
 

@@ -5,6 +5,9 @@ public enum TextFolding {
     /// Lower case with diacritics removed (NFKD, combining marks dropped). Letters without a
     /// decomposition (ø, ß, ł) are mapped to their common ASCII spelling.
     public static func fold(_ text: String) -> String {
+        // ASCII has nothing to decompose or drop: lower case is the whole fold, without Foundation's
+        // normalisation (which cost a GeoNames import with alternate names several seconds).
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
         let decomposed = text.decomposedStringWithCompatibilityMapping.lowercased()
         var result = String.UnicodeScalarView()
         for scalar in decomposed.unicodeScalars {

@@ -36,6 +36,13 @@ enum HelsinkiIndex {
         #expect(maya.provenance[.website]?.provider == "local")
     }
 
+    @Test func railwayStationsArePlaces() async throws {
+        // railway=station nodes of the extract, listed with pyosmium: the metro station under the square.
+        let found = try await HelsinkiIndex.provider().search(SearchQuery(text: "Rautatientori", limit: 3))
+        #expect(found.first?.id.description == "osm:node/418089207")
+        #expect(found.first?.categories == ["railway=station"])
+    }
+
     @Test func searchIgnoresAccentsBothWays() async throws {
         let provider = try HelsinkiIndex.provider()
         let cafe = try await provider.search(SearchQuery(text: "cafe strindberg"))

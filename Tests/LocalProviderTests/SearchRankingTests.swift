@@ -114,6 +114,32 @@ import Testing
         #expect(try Self.index().suggest(prefix: "p").first?.id.description == "geonames:1", "one letter: most important first")
     }
 
+    @Test func oneLetterNearAPointCompletesFromTheNeighbourhood() throws {
+        let found = try Self.index().suggest(prefix: "k", near: Self.helsinki).map(\.id.description)
+        // Kiasma begins with k (700 m); R-kioski only has a later word with it (200 m).
+        #expect(found.prefix(2) == ["osm:node/16", "osm:node/14"])
+        #expect(!found.contains("geonames:3"), "Stockholm is not a k-name: Tukholma is not its main name")
+    }
+
+    @Test func twoLettersWithoutAPointCompleteTheMostImportantNames() throws {
+        let found = try Self.index().suggest(prefix: "pa").map(\.id.description)
+        #expect(found == ["geonames:1", "geonames:2", "osm:node/10"], "Paris (2.1 M), Paris, Texas, the restaurant Paris")
+    }
+
+    @Test func aShortLastWordIsCheckedOnThePlacesTheOtherWordsFind() throws {
+        let index = try Self.index()
+        #expect(try index.suggest(prefix: "maya b").map(\.id.description) == ["osm:node/15"])
+        #expect(try index.suggest(prefix: "maya x").isEmpty)
+        #expect(try index.suggest(prefix: "yliopiston ap").first?.id.description == "osm:node/13")
+    }
+
+    @Test func twoLettersSwappedAcrossTheMiddleOfAWordAreCorrected() throws {
+        // Neither "kis…" nor "…ama" begins or ends "kiasma": only the swap of its middle letters finds it.
+        let found = try #require(try Self.index().search(text: "kisama").first)
+        #expect(found.id.description == "osm:node/16")
+        #expect(found.searchMatch?.fuzzy == true)
+    }
+
     @Test func theIndexRecordsEachFileAndItsArea() throws {
         let sources = try Self.index().sources()
         let pois = try #require(sources.first { $0.name == "pois" })

@@ -94,7 +94,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let files = try #require(try result.json() as? [[String: Any]])
         let pbf = try #require(files.first { $0["file"] as? String == "helsinki.osm.pbf" })
-        #expect(pbf["places"] as? Int == 1_464, "named POIs, counted with pyosmium (shared/data/README.md)")
+        #expect(pbf["places"] as? Int == 1_467, "named POIs and railway stations, counted with pyosmium (shared/data/README.md)")
         #expect(pbf["bytes"] as? Int == 685_110)
         let bbox = try #require(pbf["bbox"] as? [Double])
         #expect(bbox.count == 4)

@@ -23,10 +23,12 @@ public struct GeoNamesRecord: Sendable, Hashable {
     public var searchableAlternateNames: [String] {
         var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
         var names: [String] = []
-        for candidate in [asciiName] + alternateNames.split(separator: ",").map(String.init) {
-            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+        for candidate in [Substring(asciiName)] + alternateNames.split(separator: ",") {
+            // Trimmed by hand: Foundation's trimming bridged every name through NSString.
+            let start = candidate.drop(while: \.isWhitespace)
+            let trimmed = String(start[..<(start.lastIndex { !$0.isWhitespace }.map(start.index(after:)) ?? start.startIndex)])
             guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy(Self.isLatinOrPunctuation) else { continue }
-            if trimmed.count <= 4, trimmed == trimmed.uppercased() { continue }
+            if trimmed.dropFirst(4).isEmpty, trimmed == trimmed.uppercased() { continue }
             let words = SearchText.words(trimmed).joined(separator: " ")
             if !words.isEmpty, seen.insert(words).inserted { names.append(trimmed) }
         }

@@ -6,7 +6,10 @@ import PlacesCore
 /// Reading is one pass in file order. Node positions are kept in a compact sorted table so ways
 /// (centroid of their nodes) and then relations (centroid of their resolvable members) can be placed.
 struct OSMPlaceExtractor {
-    static let poiKeys = ["amenity", "shop", "tourism", "leisure", "office", "craft", "historic"]
+    static let poiKeys = ["amenity", "shop", "tourism", "leisure", "office", "craft", "historic", "railway"]
+    /// Keys whose every value is a place to go, except these, where only the listed values are: a named
+    /// `railway` is most often a track or a level crossing, but a station is where people are headed.
+    static let poiValues: [String: Set<String>] = ["railway": ["station", "halt"]]
     static let attribution = "© OpenStreetMap contributors (ODbL)"
 
     /// An extracted object before it is written; the phone is normalised once the region is known.
@@ -29,6 +32,7 @@ struct OSMPlaceExtractor {
         "museum", "attraction", "theatre", "arts_centre", "townhall", "university", "department_store", "mall",
         "place_of_worship", "hospital", "library", "stadium", "zoo", "castle", "monument", "memorial", "gallery",
         "cinema", "concert_hall", "hotel", "marketplace", "bus_station", "ferry_terminal", "cathedral", "park",
+        "station",
     ]
 
     enum IndexedKind { case poi, address }
@@ -87,7 +91,9 @@ struct OSMPlaceExtractor {
         let address = Self.address(tags)
         if let country = address?.countryCode { countryVotes[country, default: 0] += 1 }
         let placeID = PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)")
-        let poiTags = Self.poiKeys.compactMap { key in tags[key].map { (key, $0) } }
+        let poiTags = Self.poiKeys.compactMap { key in
+            tags[key].flatMap { value in Self.poiValues[key].map { $0.contains(value) } ?? true ? (key, value) : nil }
+        }
         if let name = tags["name"]?.trimmingCharacters(in: .whitespaces), !name.isEmpty, !poiTags.isEmpty {
             let categories = poiTags.map { "\($0.0)=\($0.1)" }
             let category = categories.lazy.compactMap(PlaceCategory.normalize).first
