@@ -91,7 +91,7 @@ struct SpotStoreContract {
             }
         }
         #expect(try await store.spot(id: spot.id) == edited)
-        await #expect(throws: InputError.self) { try await store.update("ffff", now: later) { $0.name = "x" } }
+        await #expect(throws: UnknownSpot.self) { try await store.update("ffff", now: later) { $0.name = "x" } }
     }
 
     @Test("edits through two handles at once both land", arguments: SpotStoreImplementation.all)
@@ -217,7 +217,7 @@ struct SpotStoreContract {
         var detached = visit
         detached.spotID = nil
         #expect(try await store.visits() == [detached])
-        await #expect(throws: InputError.self) { try await store.remove(ateneum.id.storeKey) }
+        await #expect(throws: UnknownSpot.self) { try await store.remove(ateneum.id.storeKey) }
     }
 
     @Test("visits come back in time order, filtered by their own local day, an instant, or a spot", arguments: SpotStoreImplementation.all)
