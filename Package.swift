@@ -2,6 +2,7 @@
 // The dependency direction reads top to bottom:
 //   PlacesCore ← (PlacesMatching, PlacesHours) ← stores (Cache/LookupCache, Sources/BudgetLedger, Sources/SpotStore,
 //   Sources/PlaceIndex) and Providers/* ← PlacesPipeline ← PlacesApp ← PlacesServer / places CLI
+//   RESP (the wire codec, NIOCore only) ← PlacesServer
 // Nothing points back up. Cache/ holds only caches (data that may be thrown away and fetched again); the budget
 // ledger is money, the spot store is user data and the place index is the local provider's derived data, so each
 // has a folder of its own under Sources/.
@@ -23,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: Core model: Foundation only.
@@ -56,6 +59,20 @@ let package = Package(
             dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Sources/SpotStore"),
 
+        // MARK: Shared state on PostgreSQL: the same stores' semantics across many `places serve` instances.
+        .target(
+            name: "PostgresStorage",
+            dependencies: [
+                "PlacesCore", "LookupCache", "BudgetLedger", "SpotStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                // Only to read a home's SQLite files for `places storage migrate`.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/PostgresStorage"),
+
         // MARK: Provider plugins.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "LocalProvider", dependencies: ["PlacesCore", "PlaceIndex", "CZlib"], path: "Providers/Local"),
@@ -84,10 +101,12 @@ let package = Package(
             ],
             path: "Sources/PlacesApp",
             resources: [.copy("Resources/EmbeddedData")]),
+        // MARK: The Redis protocol (RESP2) codec: framing only, no commands, no application.
+        .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")], path: "Sources/RESP"),
         .target(
             name: "PlacesServer",
             dependencies: [
-                "PlacesApp",
+                "PlacesApp", "RESP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -98,7 +117,7 @@ let package = Package(
         .executableTarget(
             name: "PlacesCLI",
             dependencies: [
-                "PlacesApp", "PlacesServer", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
+                "PlacesApp", "PlacesServer", "RESP", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
                 "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -122,7 +141,7 @@ let package = Package(
             name: "FuzzTargets",
             dependencies: [
                 "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesConfig", "LocalProvider", "SpotStore", "PlacesApp",
-                "PlacesServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+                "PlacesServer", "RESP", .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/Fuzz/FuzzTargets"),
         .executableTarget(name: "PlacesFuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/PlacesFuzz"),
@@ -146,11 +165,13 @@ let package = Package(
             dependencies: ["LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]),
         .testTarget(name: "StoreSupportTests", dependencies: ["StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
-        .testTarget(name: "LookupCacheTests", dependencies: ["LookupCache", "StoreTestSupport"]),
-        .testTarget(name: "BudgetLedgerTests", dependencies: ["BudgetLedger", "StoreTestSupport"]),
+        // The contract suites run against SQLite and PostgreSQL.
+        .testTarget(name: "LookupCacheTests", dependencies: ["LookupCache", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
+        .testTarget(name: "BudgetLedgerTests", dependencies: ["BudgetLedger", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
         .testTarget(
             name: "SpotStoreTests",
-            dependencies: ["SpotStore", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["SpotStore", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster",
+                           .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ProvidersTests",
             dependencies: [
@@ -169,7 +190,17 @@ let package = Package(
                 "PlacesApp", "PlacesConfig", "PlacesPipeline", "BudgetLedger", "LookupCache", "FakeUpstream",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "PlacesServerTests", dependencies: ["PlacesServer", "PlacesApp", "SpotStore", "LoopbackSocket"]),
+        .target(
+            name: "PostgresTestCluster",
+            dependencies: ["PostgresStorage", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/PostgresTestCluster", exclude: ["cluster.sh"]),
+        .testTarget(
+            name: "PostgresStorageTests",
+            dependencies: ["PostgresStorage", "PostgresTestCluster", "LookupCache", "BudgetLedger", "SpotStore", "PlacesCore", "PlacesConfig"]),
+        .testTarget(name: "RESPTests", dependencies: ["RESP"]),
+        .testTarget(
+            name: "PlacesServerTests",
+            dependencies: ["PlacesServer", "RESP", "PlacesApp", "PlacesPipeline", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",
             dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", .product(name: "GRDB", package: "GRDB.swift")]),

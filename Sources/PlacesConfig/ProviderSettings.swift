@@ -212,7 +212,8 @@ extension PlacesConfiguration {
             blocks.append(providers[name]!.redactedLines.joined(separator: "\n"))
         }
         for key in root.keys.sorted() where key != "providers" {
-            blocks.append(Self.render(root[key]!, path: key))
+            // A database URL may carry a password (`[storage] url`): it never leaves this command.
+            blocks.append(Redaction.urlPasswords(Self.render(root[key]!, path: key)))
         }
         return blocks.joined(separator: "\n\n") + "\n"
     }

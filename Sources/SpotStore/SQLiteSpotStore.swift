@@ -292,16 +292,10 @@ public final class SQLiteSpotStore: SpotStore {
         if let id = UUID(uuidString: key), let spot = try spot(id: id, db) {
             return spot
         }
-        guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw UnknownSpot(reference: reference, reason: .notAnID)
-        }
+        try SpotRules.checkIDPrefix(key, reference: reference)
         let spots = try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot WHERE id LIKE ? || '%' LIMIT 2", arguments: [key])
             .map(spot(from:)))
-        switch spots.count {
-        case 1: return spots[0]
-        case 0: throw UnknownSpot(reference: reference, reason: .noSuchSpot)
-        default: throw InputError("ambiguous spot id '\(reference)': several spots start with it; type more characters")
-        }
+        return try SpotRules.onlyMatch(spots, reference: reference)
     }
 
     static func rowid(of id: UUID, _ db: Database) throws -> Int64? {
@@ -334,10 +328,7 @@ public final class SQLiteSpotStore: SpotStore {
     }
 
     private static func columns(_ spot: Spot) throws -> [(String, (any DatabaseValueConvertible)?)] {
-        guard !spot.name.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw InputError("a spot needs a name")
-        }
-        _ = try Coordinate(validatingLatitude: spot.coordinate.latitude, longitude: spot.coordinate.longitude)
+        try SpotRules.checkStorable(spot)
         return [
             ("id", spot.id.storeKey), ("name", spot.name), ("folded_name", TextFolding.fold(spot.name)),
             ("lat", spot.coordinate.latitude), ("lon", spot.coordinate.longitude), ("category", spot.category),
@@ -374,7 +365,7 @@ public final class SQLiteSpotStore: SpotStore {
 
     static func insert(_ visit: Visit, _ db: Database) throws {
         if let spotID = visit.spotID, try rowid(of: spotID, db) == nil {
-            throw InputError("unknown spot '\(spotID.storeKey)': the visit's spot is not saved")
+            throw SpotRules.unknownVisitSpot(spotID)
         }
         try db.execute(sql: """
             INSERT OR REPLACE INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path)
@@ -405,7 +396,7 @@ public final class SQLiteSpotStore: SpotStore {
             """)
         var result: [Candidate] = []
         var seen = Set<Int64>()
-        for (west, east) in longitudeRanges(of: box, around: center) {
+        for (west, east) in SpotRules.longitudeRanges(of: box, around: center) {
             let rows = try Row.fetchCursor(statement, arguments: [box.minLatitude, box.maxLatitude, west, east])
             while let row = try rows.next() {
                 guard seen.insert(row[0]).inserted else { continue }
@@ -415,16 +406,6 @@ public final class SQLiteSpotStore: SpotStore {
             }
         }
         return result
-    }
-
-    /// The box's longitudes, plus the part that wraps past ±180° (the box itself is clamped there), so a
-    /// spot just across the antimeridian is still found.
-    private static func longitudeRanges(of box: BoundingBox, around center: Coordinate) -> [(Double, Double)] {
-        let span = max(box.maxLongitude - center.longitude, center.longitude - box.minLongitude)
-        var ranges = [(box.minLongitude, box.maxLongitude)]
-        if center.longitude - span < -180 { ranges.append((center.longitude - span + 360, 180)) }
-        if center.longitude + span > 180 { ranges.append((-180, center.longitude + span - 360)) }
-        return ranges
     }
 
     /// Fetches the full spots for the winning candidates.
@@ -437,20 +418,21 @@ public final class SQLiteSpotStore: SpotStore {
     }
 }
 
-/// JSON for the columns that hold structured values. Default date coding keeps `Date`s bit-exact.
-enum SpotCoding {
-    static func jsonText<T: Encodable>(_ value: T) throws -> String {
+/// JSON for the columns that hold structured values. Default date coding keeps `Date`s bit-exact. Public so the
+/// PostgreSQL store writes the same column text.
+public enum SpotCoding {
+    public static func jsonText<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }
 
     /// Most spots have no tags or attachments: skip the decoder for `[]`, which keeps `near` fast.
-    static func decodeList<T: Decodable & RangeReplaceableCollection>(_ type: T.Type, _ text: String) throws -> T {
+    public static func decodeList<T: Decodable & RangeReplaceableCollection>(_ type: T.Type, _ text: String) throws -> T {
         text == "[]" ? T() : try decode(type, text)
     }
 }

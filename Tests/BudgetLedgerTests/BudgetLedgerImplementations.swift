@@ -1,5 +1,7 @@
 import BudgetLedger
 import Foundation
+import PostgresStorage
+import PostgresTestCluster
 import StoreTestSupport
 import Testing
 
@@ -23,6 +25,19 @@ struct BudgetLedgerImplementation: Sendable, CustomTestStringConvertible {
         return { policy, clock in try SQLiteBudgetLedger(path: path, policy: policy, clock: clock) }
     }
 
-    /// Every implementation the contract runs against.
-    static let all: [BudgetLedgerImplementation] = [.sqlite]
+    static let postgres = BudgetLedgerImplementation(name: "PostgreSQL") {
+        let open = try await PostgresTestCluster.freshStorage()
+        return { policy, clock in PostgresBudgetLedger(database: try await open(), policy: policy, clock: clock) }
+    }
+
+    /// Every implementation the contract runs against: PostgreSQL where a test cluster is configured, and always in
+    /// CI (where a missing cluster fails); `PostgresContractAvailability` prints why it is skipped elsewhere.
+    static let all: [BudgetLedgerImplementation] = PostgresTestCluster.isAvailable ? [.sqlite, .postgres] : [.sqlite]
+}
+
+@Suite struct PostgresContractAvailability {
+    @Test(.enabled(if: PostgresTestCluster.isAvailable, Comment(rawValue: PostgresTestCluster.skipReason)))
+    func budgetLedgerContractRunsOnPostgres() {
+        #expect(BudgetLedgerImplementation.all.map(\.name).contains("PostgreSQL"))
+    }
 }

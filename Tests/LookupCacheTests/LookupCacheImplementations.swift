@@ -1,5 +1,7 @@
 import Foundation
 import LookupCache
+import PostgresStorage
+import PostgresTestCluster
 import StoreTestSupport
 import Testing
 
@@ -24,6 +26,19 @@ struct LookupCacheImplementation: Sendable, CustomTestStringConvertible {
         return { configuration, clock in try SQLiteLookupCacheStore(path: path, configuration: configuration, clock: clock) }
     }
 
-    /// Every implementation the contract runs against.
-    static let all: [LookupCacheImplementation] = [.sqlite]
+    static let postgres = LookupCacheImplementation(name: "PostgreSQL") {
+        let open = try await PostgresTestCluster.freshStorage()
+        return { configuration, clock in PostgresLookupCache(database: try await open(), configuration: configuration, clock: clock) }
+    }
+
+    /// Every implementation the contract runs against: PostgreSQL where a test cluster is configured, and always in
+    /// CI (where a missing cluster fails); `PostgresContractAvailability` prints why it is skipped elsewhere.
+    static let all: [LookupCacheImplementation] = PostgresTestCluster.isAvailable ? [.sqlite, .postgres] : [.sqlite]
+}
+
+@Suite struct PostgresContractAvailability {
+    @Test(.enabled(if: PostgresTestCluster.isAvailable, Comment(rawValue: PostgresTestCluster.skipReason)))
+    func lookupCacheContractRunsOnPostgres() {
+        #expect(LookupCacheImplementation.all.map(\.name).contains("PostgreSQL"))
+    }
 }

@@ -81,6 +81,8 @@ struct ServeCLITests {
     /// then shuts down its write side gets every reply, and every write is saved.
     @Test func aHalfClosedClientGetsEveryReplyAndAllFortySpotsAreSaved() async throws {
         let cli = try CLIHarness.fresh()
+        // The index is built first: a first-run build inside the server can outlast the wait for "listening" on a busy machine.
+        #expect(try await offPool { try cli.run("reverse", "60.17,24.94") }.status == 0)
         let server = try await offPool { try RunningServer.start(cli) }
         defer { server.kill() }
         let names = (1...40).map { "Half-closed spot \($0)" }

@@ -1,5 +1,7 @@
 import Foundation
 import SpotStore
+import PostgresStorage
+import PostgresTestCluster
 import StoreTestSupport
 import Testing
 
@@ -22,6 +24,19 @@ struct SpotStoreImplementation: Sendable, CustomTestStringConvertible {
         return { try SQLiteSpotStore(path: path) }
     }
 
-    /// Every implementation the contract runs against.
-    static let all: [SpotStoreImplementation] = [.sqlite]
+    static let postgres = SpotStoreImplementation(name: "PostgreSQL") {
+        let open = try await PostgresTestCluster.freshStorage()
+        return { PostgresSpotStore(database: try await open()) }
+    }
+
+    /// Every implementation the contract runs against: PostgreSQL where a test cluster is configured, and always in
+    /// CI (where a missing cluster fails); `PostgresContractAvailability` prints why it is skipped elsewhere.
+    static let all: [SpotStoreImplementation] = PostgresTestCluster.isAvailable ? [.sqlite, .postgres] : [.sqlite]
+}
+
+@Suite struct PostgresContractAvailability {
+    @Test(.enabled(if: PostgresTestCluster.isAvailable, Comment(rawValue: PostgresTestCluster.skipReason)))
+    func spotStoreContractRunsOnPostgres() {
+        #expect(SpotStoreImplementation.all.map(\.name).contains("PostgreSQL"))
+    }
 }

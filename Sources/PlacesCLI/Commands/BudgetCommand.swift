@@ -23,7 +23,13 @@ struct BudgetCommand: AsyncParsableCommand {
 }
 
 struct BudgetShowCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Spend, limits, remaining and free-tier use.")
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Spend, limits, remaining and free-tier use.",
+        discussion: """
+            Examples:
+              places budget show
+              places budget show --json
+            """)
 
     @Flag(help: "Print JSON.")
     var json = false

@@ -21,7 +21,13 @@ struct CacheCommand: AsyncParsableCommand {
 
 
 struct CacheStatsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Entries, size, expired entries, per provider.")
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Entries, size, expired entries, per provider.",
+        discussion: """
+            Examples:
+              places cache stats
+              places cache stats --json
+            """)
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -48,7 +54,14 @@ struct CacheStatsCommand: AsyncParsableCommand {
 
 struct CachePurgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "purge", abstract: "Remove cache entries: all, one provider's, or only expired ones.")
+        commandName: "purge", abstract: "Remove cache entries: all, one provider's, or only expired ones.",
+        discussion: """
+            Examples:
+              places cache purge --expired
+              places cache purge --provider google
+              places cache purge --provider yelp --expired
+              places cache purge
+            """)
 
     @Option(help: ArgumentHelp("Only entries holding data from this provider.", valueName: "P"))
     var provider: String?
@@ -67,7 +80,13 @@ struct CachePurgeCommand: AsyncParsableCommand {
 }
 
 struct CacheVacuumCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "vacuum", abstract: "Compact the cache file.")
+    static let configuration = CommandConfiguration(
+        commandName: "vacuum", abstract: "Compact the cache file.",
+        discussion: """
+            Examples:
+              places cache vacuum
+              places cache purge --expired && places cache vacuum
+            """)
 
     @OptionGroup var state: StateOptions
 

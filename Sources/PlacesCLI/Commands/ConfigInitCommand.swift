@@ -19,7 +19,12 @@ struct ConfigCommand: AsyncParsableCommand {
 
 struct ConfigInitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "init", abstract: "Write a commented default config.toml (keys stay in environment variables).")
+        commandName: "init", abstract: "Write a commented default config.toml (keys stay in environment variables).",
+        discussion: """
+            Examples:
+              places config init
+              places config init --force     # overwrite an existing file with the defaults
+            """)
 
     @Flag(help: "Replace an existing file.")
     var force = false

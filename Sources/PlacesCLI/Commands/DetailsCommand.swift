@@ -77,9 +77,11 @@ struct ReverseCommand: AsyncParsableCommand {
             """)
 
     /// Collected with `.allUnrecognized` so that a southern or western point (`-33.87,151.21`) is read as
-    /// the coordinate it is rather than as an unknown option; `validate()` insists on exactly one.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The point.", valueName: "LAT,LON"), transform: Coordinate.argument)
-    var coordinates: [Coordinate] = []
+    /// the coordinate it is rather than as an unknown option; `validate()` insists on exactly one. That also
+    /// collects `-h`/`--help`, kept as `nil` so `validate()` can show the help they ask for.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The point.", valueName: "LAT,LON"),
+              transform: { $0 == "-h" || $0 == "--help" ? nil : try Coordinate.argument($0) })
+    var coordinates: [Coordinate?] = []
 
     @Flag(help: "Print a JSON object.")
     var json = false
@@ -87,12 +89,13 @@ struct ReverseCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func validate() throws {
+        if coordinates.contains(nil) { throw CleanExit.helpRequest(self) }
         guard coordinates.count == 1 else { throw ValidationError("give one point as LAT,LON, for example 60.1699,24.9384") }
     }
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let point = coordinates[0]
+            guard let point = coordinates[0] else { return }
             let app = try state.openApp()
             let answer = try await app.reverse(point)
             if json {

@@ -3,9 +3,8 @@ import Foundation
 import Logging
 import PlacesApp
 import PlacesCore
-import PlacesMatching
-import PlacesPipeline
 import PlacesServer
+import RESP
 import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
@@ -116,18 +115,15 @@ struct ServeCommand: AsyncParsableCommand {
             let logger = Logger(label: "places.serve")
             let app = try PlacesApplication.open(environment, notice: { printError($0) }, logger: logger)
             try app.openLocalIndex()
-            var backend = PlacesServiceBackend(service: app)
-            backend.scoreHandler = { first, second in try Self.score(first, second) }
-            Self.attachLookup(to: &backend, app: app, logger: logger)
-            do {
-                let spots = SpotCommandHandler(spots: try app.spots)
-                backend.spotHandler = { name, arguments in try await spots.reply(name, arguments) }
-            } catch {
-                let reason = StorageError.classify(error, directory: environment.dataDirectory).map { "\($0)" } ?? "\(error)"
-                logger.error("the SPOT.* commands cannot run: \(reason)")
-                let failure = ServerBackendError.notOpenedHandler(reason: reason)
-                backend.spotHandler = { name, _ in try failure(name) }
-            }
+            let application = ServerApplication(
+                places: .success(app),
+                lookup: Self.opening("LOOKUP, BUDGET and CACHE.STATS", state: state, logger: logger) {
+                    for (provider, reason) in try app.unusableProviders() {
+                        logger.notice("provider \(provider) is skipped: \(reason)")
+                    }
+                    return app
+                },
+                spots: Self.opening("the SPOT.* commands", state: state, logger: logger) { try app.spots })
 
             var limits = RESPLimits()
             limits.maxBulkLength = maxArgumentBytes
@@ -136,7 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
                 host: host, port: port, password: password, maxClients: maxClients,
                 idleTimeoutSeconds: idleTimeout, limits: limits, eventLoopCount: eventLoops,
                 maxRequestBytesInFlight: maxInFlightBytes, version: PlacesVersion.string)
-            let server = PlacesServer(configuration: configuration, backend: backend, logger: logger,
+            let server = PlacesServer(configuration: configuration, commands: .places(application), logger: logger,
                                       memo: ReplyMemo(timeToLive: .seconds(memoTimeToLive)))
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             do {
@@ -147,51 +143,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// SCORE a b: `places score a b --json` (the place algorithm). A and B are names or JSON records.
-    static func score(_ first: String, _ second: String) throws -> Data {
-        func record(_ text: String, id: String) throws -> MatchRecord {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("{") else { return MatchRecord(id: id, name: text) }
-            do { return try RecordFile.record(json: trimmed, defaultID: id) } catch {
-                throw InputError("argument \(id.uppercased()): \(error.message)")
-            }
+    /// A part of the application for the commands that need it; when it cannot open (a locked database, a
+    /// broken config.toml) those commands answer with the reason and the others still serve.
+    static func opening<Part>(_ commands: String, state: StateOptions, logger: Logger,
+                              _ open: () throws -> Part) -> Result<Part, ServerBackendError> {
+        do { return .success(try open()) } catch {
+            let reason = StorageError.classify(error, directory: state.environment.dataDirectory).map { "\($0)" } ?? "\(error)"
+            logger.error("\(commands) cannot run: \(reason)")
+            return .failure(.notOpened(reason))
         }
-        let result = PlaceMatcher(thresholds: MatchThresholds()).compare(try record(first, id: "a"), try record(second, id: "b"))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(result)
-    }
-
-    /// LOOKUP, BUDGET and CACHE.STATS through the lookup pipeline, with `places lookup|budget|cache stats --json`'s JSON.
-    /// When the pipeline cannot be opened (a broken config.toml), those commands say so and the rest still serve.
-    static func attachLookup(to backend: inout PlacesServiceBackend, app: PlacesApplication, logger: Logger) {
-        do {
-            for (provider, reason) in try app.unusableProviders() {
-                logger.notice("provider \(provider) is skipped: \(reason)")
-            }
-        } catch {
-            let reason = StorageError.classify(error, directory: app.environment.dataDirectory).map { "\($0)" } ?? "\(error)"
-            logger.error("LOOKUP, BUDGET and CACHE.STATS cannot run: \(reason)")
-            let failure = ServerBackendError.notOpenedHandler(reason: reason)
-            backend.lookupHandler = { _ in try failure("LOOKUP") }
-            backend.budgetHandler = { try failure("BUDGET") }
-            backend.cacheStatsHandler = { try failure("CACHE.STATS") }
-            return
-        }
-        backend.lookupHandler = { query in
-            // Asked as `places lookup` asks, so the two share cache entries (FIELDS arrive on top of the defaults).
-            let outcome = try await app.lookup(.asking(query, for: query.fields.subtracting(PlaceField.defaultSet)))
-            // A provider failed, no other source knew the place and nothing was cached: an error, not a
-            // miss, or a client could not tell an outage from "no such place".
-            if outcome.place == nil, !outcome.failures.isEmpty {
-                let reason = outcome.errors.joined(separator: "; ") + "; no other source knew the place and nothing is cached"
-                logger.warning("LOOKUP failed", metadata: ["name": "\(query.name)", "reason": "\(reason)"])
-                throw ServerBackendError.failed("LOOKUP", reason: reason)
-            }
-            guard outcome.place != nil else { return nil }
-            return try PlacesJSON.lookup(outcome, reference: query.near)
-        }
-        backend.budgetHandler = { try PlacesJSON.encode(try await app.budgetReport()) }
-        backend.cacheStatsHandler = { try PlacesJSON.encode(try await app.cacheStats()) }
     }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import RESP
 import Synchronization
 
 /// Recent replies to read-only commands, keyed by the request's own bytes, so a hot `DETAILS` or

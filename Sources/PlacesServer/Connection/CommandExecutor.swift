@@ -1,19 +1,20 @@
 import Foundation
 import Logging
 import PlacesCore
+import RESP
 
-/// Turns backend answers and server counters into replies. It holds no connection state, so one
-/// executor serves every connection and is tested with a fake backend.
+/// Turns the application's answers and the server's counters into replies. It holds no connection
+/// state, so one executor serves every connection and is tested with a fake command table.
 public struct CommandExecutor: Sendable {
-    public let backend: any ServerBackend
+    public let commands: CommandTable
     public let metrics: ServerMetrics
     public let memo: ReplyMemo
     public let configuration: ServerConfiguration
     public let logger: Logger
 
-    public init(backend: any ServerBackend, metrics: ServerMetrics, memo: ReplyMemo,
+    public init(commands: CommandTable, metrics: ServerMetrics, memo: ReplyMemo,
                 configuration: ServerConfiguration, logger: Logger) {
-        self.backend = backend
+        self.commands = commands
         self.metrics = metrics
         self.memo = memo
         self.configuration = configuration
@@ -40,16 +41,18 @@ public struct CommandExecutor: Sendable {
     private func run(_ call: BackendCall) async -> RESPValue {
         metrics.count(.backendCall)
         do {
-            guard let data = try await call.run(on: backend) else {
+            guard let data = try await call.run() else {
                 metrics.count(.miss)
                 return .null
             }
             return .bulk(data)
         } catch let error as ServerBackendError {
             switch error {
-            case .unavailable(let command): return .error("ERR \(command) is not available in this build")
-            case .notOpened(let command, let reason): return .error("ERR \(command) cannot run: \(reason); fix that and restart the server")
-            case .failed(let command, let reason): return .error("ERR \(command) failed: \(reason)")
+            case .notOpened(let reason): return .error("ERR \(call.commandName) cannot run: \(reason); fix that and restart the server")
+            case .failed(let reason):
+                // The operator sees it too: an outage shows in the log, not only in one client's reply.
+                logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
+                return .error("ERR \(call.commandName) failed: \(reason)")
             }
         } catch let error as InputError {
             return .error("ERR " + error.message)
@@ -99,7 +102,7 @@ public struct CommandExecutor: Sendable {
                 ("requests_refused_for_memory", String(counters.requestsRefusedForMemory)),
             ]),
         ]
-        var sections = builtIn + (await backend.infoSections())
+        var sections = builtIn + (await commands.infoSections())
         let memo = self.memo.statistics
         let memoFields = [
             ("memo_entries", String(memo.entries)), ("memo_bytes", String(memo.bytes)),

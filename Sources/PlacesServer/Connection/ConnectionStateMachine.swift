@@ -1,5 +1,6 @@
 import NIOCore
 import PlacesApp
+import RESP
 
 /// What one connection does with each request, decided without I/O: the channel handler only
 /// carries out the returned ``Action``s (the postgres-nio pattern).
@@ -30,12 +31,15 @@ public struct ConnectionStateMachine: Sendable {
 
     private var state: State
     private let password: [UInt8]?
+    /// What requests are read into; also what HELP, COMMAND COUNT and COMMAND DOCS describe.
+    private let commands: CommandTable
     /// False once the client has half-closed; requests already received are still answered.
     private var inputOpen = true
 
     /// - Parameter password: when set, every command but AUTH, HELLO and QUIT answers `-NOAUTH` until it is given.
-    public init(password: [UInt8]?) {
+    public init(password: [UInt8]?, commands: CommandTable) {
         self.password = password
+        self.commands = commands
         state = password == nil ? .ready : .awaitingAuth
     }
 
@@ -71,7 +75,7 @@ public struct ConnectionStateMachine: Sendable {
         }
         let command: ServerCommand
         do {
-            command = try ServerCommand.parse(request)
+            command = try commands.parse(request)
         } catch {
             if case .awaitingAuth = state { return .reply(Self.noAuth) }
             return .reply(.error(error.message))
@@ -99,11 +103,12 @@ public struct ConnectionStateMachine: Sendable {
             return .replyAndClose(.ok)
         case .hello(let version, let username, let given):
             return hello(version: version, username: username, password: given)
-        case .command(.count): return .reply(.integer(CommandCatalog.all.count))
+        case .command(.count): return .reply(.integer(commands.entries.count))
+        case .command(.docs): return .reply(commands.docs)
         case .command: return .reply(.array([]))
         case .configGet: return .reply(.array([]))
         case .client: return .reply(.ok)
-        case .help: return .reply(.array(CommandCatalog.helpLines.map { .simpleString($0) }))
+        case .help: return .reply(.array(commands.helpLines.map { .simpleString($0) }))
         case .info(let sections): return .report(sections: sections, json: false)
         case .stats: return .report(sections: [], json: true)
         case .backend(let call): return .execute(call)

@@ -2,13 +2,14 @@ import Logging
 import NIOCore
 import NIOExtras
 import NIOPosix
+import RESP
 import ServiceLifecycle
 
 /// The Redis-protocol server as a swift-service-lifecycle `Service`: run it in a `ServiceGroup` and
 /// SIGTERM/SIGINT stop accepting, let the requests in flight finish, close the connections and return.
 ///
 /// ```swift
-/// let server = PlacesServer(configuration: ServerConfiguration(port: 7878), backend: backend, logger: logger)
+/// let server = PlacesServer(configuration: ServerConfiguration(port: 7878), commands: .places(app), logger: logger)
 /// let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 /// try await group.run()
 /// ```
@@ -16,16 +17,16 @@ public final class PlacesServer: Service, Sendable {
     public let configuration: ServerConfiguration
     public let metrics = ServerMetrics()
     public let memo: ReplyMemo
-    private let backend: any ServerBackend
+    private let commands: CommandTable
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
 
     /// - Parameter onListening: called once with the bound address (with `port: 0`, the port the OS chose).
-    public init(configuration: ServerConfiguration, backend: any ServerBackend, logger: Logger,
+    public init(configuration: ServerConfiguration, commands: CommandTable, logger: Logger,
                 memo: ReplyMemo = ReplyMemo(), onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }) {
         self.configuration = configuration
         self.memo = memo
-        self.backend = backend
+        self.commands = commands
         self.logger = logger
         self.onListening = onListening
     }
@@ -46,7 +47,7 @@ public final class PlacesServer: Service, Sendable {
         let configuration = self.configuration
         let logger = self.logger
         let executor = CommandExecutor(
-            backend: backend, metrics: metrics, memo: memo, configuration: configuration, logger: logger)
+            commands: commands, metrics: metrics, memo: memo, configuration: configuration, logger: logger)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

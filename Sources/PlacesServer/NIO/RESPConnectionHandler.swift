@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import RESP
 
 /// One client connection. It feeds bytes to ``RESPRequestParser``, requests to
 /// ``ConnectionStateMachine``, and performs the actions: writing replies in request order, running
@@ -48,7 +49,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         self.configuration = configuration
         self.logger = logger
         self.parser = RESPRequestParser(limits: configuration.limits, isAuthenticated: configuration.password == nil)
-        self.machine = ConnectionStateMachine(password: configuration.password)
+        self.machine = ConnectionStateMachine(password: configuration.password, commands: executor.commands)
         self.outbound = ByteBuffer()
     }
 

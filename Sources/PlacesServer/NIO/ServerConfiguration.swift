@@ -1,4 +1,5 @@
 import NIOCore
+import RESP
 
 /// How `places serve` listens and what it tolerates. The defaults are safe for a laptop: loopback
 /// only, no password needed because nothing off the machine can connect, and small request limits.

@@ -9,7 +9,7 @@ import Foundation
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `RESPRequestParser`: the same bytes fed whole and in chunks must give the same requests.
     case resp
-    /// `ServerCommand.parse` on every request of a RESP stream, and `SPOT.*` through `SpotCommandHandler`.
+    /// The server's command table on every request of a RESP stream, and `SPOT.*` through its handlers.
     case command
     /// `OSMPBFReader` on a `.osm.pbf` file.
     case pbf

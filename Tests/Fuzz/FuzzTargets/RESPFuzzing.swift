@@ -3,9 +3,10 @@ import GRDB
 import NIOCore
 import PlacesApp
 import PlacesServer
+import RESP
 import SpotStore
 
-/// The server's input path without a socket: bytes → ``RESPRequestParser`` → ``ServerCommand`` → `SPOT.*`.
+/// The server's input path without a socket: bytes → ``RESPRequestParser`` → ``CommandTable`` → `SPOT.*`.
 enum RESPFuzzing {
     /// Small limits, so the fuzzer reaches every "too big" branch with short inputs.
     static let smallLimits = RESPLimits(maxInlineLength: 64, maxBulkLength: 48, maxArguments: 12,
@@ -57,46 +58,43 @@ enum RESPFuzzing {
         }
     }
 
-    /// Every request of the stream through the command parser, and spot commands through the spots layer
+    /// Every request of the stream through the command table, and spot commands through their handlers
     /// on a scratch database, as the server would run them.
     static func commands(_ data: Data) {
         let outcome = parse(data, chunkSize: max(data.count, 1), limits: RESPLimits(), authenticated: true)
         for request in outcome.requests {
             let command: ServerCommand
-            do { command = try ServerCommand.parse(request) } catch {
+            do { command = try SpotSandbox.commands.parse(request) } catch {
                 FuzzTarget.check(error.message.hasPrefix("ERR "), "a syntax error reply does not start with ERR")
                 continue
             }
-            guard case .backend(let call) = command else { continue }
-            _ = call.commandName
-            if case .spot(let name, let arguments) = call {
-                SpotSandbox.runToCompletion {
-                    _ = try? await SpotSandbox.handler.reply(name, arguments, now: Date(timeIntervalSince1970: 1_790_000_000))
-                }
-            }
+            guard case .backend(let call) = command, call.commandName.hasPrefix("SPOT.") else { continue }
+            SpotSandbox.runBlocking(call)
         }
     }
 }
 
 /// A spots database for the `command` target, on the scratch directory, with SQLite's fsync off
-/// (durability is not under test; speed of the loop is).
+/// (durability is not under test; speed of the loop is). The other parts of the application are absent.
 enum SpotSandbox {
-    static let handler: SpotCommandHandler = {
+    static let commands: CommandTable = {
         do {
             let store = try SQLiteSpotStore(path: ScratchFile.directory.appendingPathComponent("spots.sqlite"))
             try store.pool.barrierWriteWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = OFF") }
-            return SpotCommandHandler(spots: SpotsService(store: store, backupDirectory: ScratchFile.directory))
+            var application = ServerApplication.unopened("not part of the fuzz harness")
+            application.spots = .success(SpotsService(store: store, backupDirectory: ScratchFile.directory))
+            return .places(application)
         } catch {
             fatalError("fuzz harness: cannot open the scratch spots database: \(error)")
         }
     }()
 
     /// libFuzzer calls a target synchronously on its own thread (never on Swift's cooperative pool), while the
-    /// spots layer is async: run one command to completion and wait for it, so inputs never overlap.
-    static func runToCompletion(_ body: @escaping @Sendable () async -> Void) {
+    /// spots layer is async: run one command to completion and wait for it, so inputs never overlap. Errors are expected.
+    static func runBlocking(_ call: BackendCall) {
         let done = DispatchSemaphore(value: 0)
         Task {
-            await body()
+            _ = try? await call.run()
             done.signal()
         }
         done.wait()

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import RESP
 import Testing
 @testable import PlacesServer
 

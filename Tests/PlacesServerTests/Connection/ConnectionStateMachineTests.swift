@@ -1,6 +1,7 @@
-import Testing
 import NIOCore
 import PlacesCore
+import RESP
+import Testing
 @testable import PlacesServer
 
 @Suite struct ConnectionStateMachineTests {
@@ -68,7 +69,16 @@ import PlacesCore
 
     @Test func clientStartupCommandsGetHarmlessAnswers() {
         var machine = ConnectionStateMachine(password: nil)
-        #expect(machine.received(RESPRequest(["COMMAND", "DOCS"])) == .reply(.array([])))
+        guard case .reply(.array(let docs)) = machine.received(RESPRequest(["COMMAND", "DOCS"])) else {
+            Issue.record("COMMAND DOCS must answer an array")
+            return
+        }
+        #expect(docs.count == 2 * CommandTable.parsingOnly.entries.count, "a name and its doc map per command")
+        #expect(docs.prefix(2) == [.bulk("search"), .array([
+            .bulk("summary"), .bulk("places whose names match the words, as `places search --json`"), .bulk("since"), .bulk("1.0.0"),
+            .bulk("group"), .bulk("generic"), .bulk("arguments"),
+            .array([.array([.bulk("name"), .bulk("query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]"), .bulk("type"), .bulk("string")])]),
+        ])])
         #expect(machine.received(RESPRequest(["CONFIG", "GET", "save"])) == .reply(.array([])))
         #expect(machine.received(RESPRequest(["CLIENT", "SETINFO", "lib-name", "redis-py"])) == .reply(.ok))
         #expect(machine.received(RESPRequest(["PING", "hi"])) == .reply(.bulk("hi")))
@@ -134,9 +144,9 @@ import PlacesCore
         #expect(machine.inputClosed() == .closeWhenAnswered)
         #expect(machine.isInputClosed)
         #expect(!machine.isClosing, "the requests received before the FIN are still to be answered")
-        #expect(machine.received(RESPRequest(["SEARCH", "kiasma"])) == .execute(.search(SearchQuery(text: "kiasma"))))
+        #expect(machine.received(RESPRequest(["SEARCH", "kiasma"])) == .execute(expectedCall("SEARCH", SearchQuery(text: "kiasma"))))
         #expect(machine.received(RESPRequest(["SPOT.ADD", "Kiasma", "60.1717", "24.9363"]))
-            == .execute(.spot("SPOT.ADD", ["Kiasma", "60.1717", "24.9363"])))
+            == .execute(expectedCall("SPOT.ADD", ServerRequests.NewSpot(name: "Kiasma", coordinate: Coordinate(latitude: 60.1717, longitude: 24.9363)))))
         #expect(machine.received(RESPRequest(["PING"])) == .reply(.simpleString("PONG")))
         #expect(machine.inputClosed() == .ignore, "a second FIN changes nothing")
     }
@@ -169,7 +179,7 @@ import PlacesCore
 
     @Test func backendCommandsBecomeCalls() {
         var machine = ConnectionStateMachine(password: nil)
-        #expect(machine.received(RESPRequest(["BUDGET"])) == .execute(.budget))
+        #expect(machine.received(RESPRequest(["BUDGET"])) == .execute(expectedCall("BUDGET", true)))
         #expect(machine.received(RESPRequest(["INFO", "Clients"])) == .report(sections: ["clients"], json: false))
         #expect(machine.received(RESPRequest(["STATS"])) == .report(sections: [], json: true))
     }

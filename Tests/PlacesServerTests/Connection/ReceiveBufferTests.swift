@@ -1,4 +1,5 @@
 import NIOCore
+import RESP
 import Testing
 @testable import PlacesServer
 

@@ -1,14 +1,11 @@
 import Foundation
+import RESP
 import Testing
 @testable import PlacesServer
 
 /// The server on a real loopback socket, driven by `redis-cli` and by raw bytes.
 @Suite(.serialized) struct ServerEndToEndTests {
-    @Test func redisCLIRunsCommandsAndSeesJSONNullsAndErrors() async throws {
-        guard RedisCLI.path != nil else {
-            print("redis-cli is not installed (apt-get install redis-tools): skipping the redis-cli checks")
-            return
-        }
+    @Test(.requiresRedisCLI) func redisCLIRunsCommandsAndSeesJSONNullsAndErrors() async throws {
         let server = try await TestServer.start()
         #expect(try await RedisCLI.run(port: server.port, ["PING"]) == "PONG\n")
         #expect(try await RedisCLI.run(port: server.port, ["DETAILS", "geonames:658225"])
@@ -16,12 +13,11 @@ import Testing
         #expect(try await RedisCLI.run(port: server.port, ["--no-raw", "DETAILS", "osm:node/1"]) == "(nil)\n")
         #expect(try await RedisCLI.run(port: server.port, ["SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"]).contains(#""name":"Maya Bar""#))
         #expect(try await RedisCLI.run(port: server.port, ["SEARCH", "x", "RADIUS", "5"]).hasPrefix("ERR RADIUS needs NEAR"))
-        #expect(try await RedisCLI.run(port: server.port, ["LOOKUP", "x"]).contains("ERR LOOKUP is not available in this build"))
         // redis-cli answers `help` itself, so HELP goes over a raw socket.
         let client = try RawClient(port: server.port)
         try client.send("HELP\r\n")
         guard case .array(let lines) = try await client.reply() else { Issue.record("HELP is not an array"); return }
-        #expect(lines.contains(.simpleString("SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]  —  places whose names match the words, as `places search --json`")))
+        #expect(lines.contains(.simpleString("SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]  —  fake search")))
         // Interactive-style session over stdin, as a person would type it.
         let session = try await RedisCLI.run(port: server.port, [], stdin: "PING\nREVERSE 60.17 24.94\n")
         #expect(session.contains("PONG") && session.contains(#""city":"Helsinki""#))
@@ -44,7 +40,7 @@ import Testing
                 expected.append(.bulk("[]"))
             case 2:
                 wire += "DETAILS geonames:658225\r\n"
-                expected.append(.bulk(FakeBackend().places["geonames:658225"]!))
+                expected.append(.bulk(FakeApplication.places["geonames:658225"]!))
             case 3:
                 wire += "DETAILS osm:node/\(i)\r\n"
                 expected.append(.null)
@@ -56,11 +52,15 @@ import Testing
         try client.send(wire)
         let replies = try await client.replies(1_000)
         #expect(replies == expected)
-        // The same batch through redis-cli's pipe mode, which sends everything at once and counts the replies.
-        if RedisCLI.path != nil {
-            let summary = try await RedisCLI.run(port: server.port, ["--pipe"], stdin: wire)
-            #expect(summary.contains("errors: 0, replies: 1000"), "\(summary)")
-        }
+        try await server.stop()
+    }
+
+    /// The same kind of batch through redis-cli's pipe mode, which sends everything at once and counts the replies.
+    @Test(.requiresRedisCLI) func redisCLIPipeModeGetsEveryReply() async throws {
+        let server = try await TestServer.start()
+        let wire = (0..<1_000).map { $0 % 2 == 0 ? "DETAILS osm:node/\($0)\r\n" : "SEARCH slow:\($0 % 3)\r\n" }.joined()
+        let summary = try await RedisCLI.run(port: server.port, ["--pipe"], stdin: wire)
+        #expect(summary.contains("errors: 0, replies: 1000"), "\(summary)")
         try await server.stop()
     }
 
@@ -73,10 +73,13 @@ import Testing
         #expect(replies[1] == .error("WRONGPASS invalid username-password pair or user is disabled."))
         #expect(replies[2] == .ok)
         #expect(replies[3].text?.contains("Maya Bar") == true)
-        if RedisCLI.path != nil {
-            #expect(try await RedisCLI.run(port: server.port, ["--no-auth-warning", "-a", "hunter2", "PING"]) == "PONG\n")
-            #expect(try await RedisCLI.run(port: server.port, ["PING"]).contains("NOAUTH"))
-        }
+        try await server.stop()
+    }
+
+    @Test(.requiresRedisCLI) func redisCLIAuthenticatesWithDashA() async throws {
+        let server = try await TestServer.start(ServerConfiguration(password: Array("hunter2".utf8)))
+        #expect(try await RedisCLI.run(port: server.port, ["--no-auth-warning", "-a", "hunter2", "PING"]) == "PONG\n")
+        #expect(try await RedisCLI.run(port: server.port, ["PING"]).contains("NOAUTH"))
         try await server.stop()
     }
 
@@ -101,12 +104,6 @@ import Testing
 
     @Test func aBulkArgumentOverOneMebibyteIsRefused() async throws {
         let server = try await TestServer.start()
-        if RedisCLI.path != nil {
-            // -x: redis-cli sends its standard input as the last argument, here 1 MiB + 1 byte.
-            let output = try await RedisCLI.run(port: server.port, ["-x", "SEARCH"],
-                                                stdin: String(repeating: "a", count: 1_048_577))
-            #expect(output.contains("ERR Protocol error: invalid bulk length"), "\(output)")
-        }
         let client = try RawClient(port: server.port)
         try client.send("*2\r\n$6\r\nSEARCH\r\n$1048577\r\n")
         let (text, closed) = await client.readToEnd()
@@ -115,6 +112,14 @@ import Testing
         let exact = try RawClient(port: server.port)
         try exact.send("*2\r\n$4\r\nECHO\r\n$1048576\r\n" + String(repeating: "b", count: 1_048_576) + "\r\n")
         #expect(try await exact.reply().text?.count == 1_048_576, "exactly 1 MiB is allowed")
+        try await server.stop()
+    }
+
+    @Test(.requiresRedisCLI) func redisCLISendingOverOneMebibyteIsRefused() async throws {
+        let server = try await TestServer.start()
+        // -x: redis-cli sends its standard input as the last argument, here 1 MiB + 1 byte.
+        let output = try await RedisCLI.run(port: server.port, ["-x", "SEARCH"], stdin: String(repeating: "a", count: 1_048_577))
+        #expect(output.contains("ERR Protocol error: invalid bulk length"), "\(output)")
         try await server.stop()
     }
 
@@ -169,8 +174,8 @@ import Testing
     }
 
     @Test func aSlowCallDoesNotHoldUpOtherClients() async throws {
-        let backend = FakeBackend()
-        let server = try await TestServer.start(backend: backend)
+        let backend = FakeApplication()
+        let server = try await TestServer.start(commands: backend.commands)
         let slow = try RawClient(port: server.port)
         try slow.send("SEARCH gated\r\n")
         await backend.gate.waitUntilEntered()
@@ -215,8 +220,8 @@ import Testing
     }
 
     @Test func gracefulShutdownFinishesRequestsInFlight() async throws {
-        let backend = FakeBackend()
-        let server = try await TestServer.start(backend: backend)
+        let backend = FakeApplication()
+        let server = try await TestServer.start(commands: backend.commands)
         let client = try RawClient(port: server.port)
         let idle = try RawClient(port: server.port)
         try idle.send("PING\r\n")
@@ -254,8 +259,8 @@ import Testing
     }
 
     @Test func identicalReadsInFlightOnTwoConnectionsShareOneBackendCall() async throws {
-        let backend = FakeBackend()
-        let server = try await TestServer.start(backend: backend)
+        let backend = FakeApplication()
+        let server = try await TestServer.start(commands: backend.commands)
         let first = try RawClient(port: server.port)
         let second = try RawClient(port: server.port)
         try first.send("SEARCH gated\r\n")

@@ -1,5 +1,7 @@
 import Foundation
 import LoopbackSocket
+import RESP
+import Testing
 @testable import PlacesServer
 
 /// A blocking loopback socket: for sending exact bytes (pipelines, garbage, HTTP) and reading raw
@@ -109,17 +111,20 @@ extension RESPValue {
     }
 }
 
-/// Runs `redis-cli` with arguments; `nil` when it is not installed (the test then says so and skips).
+/// Runs `redis-cli` with arguments. Tests that use it carry ``Testing/Trait/requiresRedisCLI``.
 enum RedisCLI {
     static let path = ["/usr/bin/redis-cli", "/usr/local/bin/redis-cli", "/opt/homebrew/bin/redis-cli"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// CI installs redis-cli (`.ci/run`), so there a missing one is a failure, never a skip.
+    static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
     static func run(port: Int, _ arguments: [String], stdin: String? = nil) async throws -> String {
         try await offPool { try blockingRun(port: port, arguments, stdin: stdin) }
     }
 
     private static func blockingRun(port: Int, _ arguments: [String], stdin: String?) throws -> String {
-        guard let path else { throw InputError("redis-cli is not installed") }
+        guard let path else { throw InputError("redis-cli is not installed, and CI=true requires it (apt-get install redis-tools)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-h", "127.0.0.1", "-p", String(port)] + arguments
@@ -134,5 +139,13 @@ enum RedisCLI {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// A test that drives `redis-cli`: where it is not installed the test is skipped, by name, with the
+    /// reason in the test report; under `CI=true` it runs anyway and fails on the missing tool.
+    static var requiresRedisCLI: Self {
+        .enabled(if: RedisCLI.path != nil || RedisCLI.isCI, "redis-cli is not installed (apt-get install redis-tools)")
     }
 }

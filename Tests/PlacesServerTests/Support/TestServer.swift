@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import RESP
 import ServiceLifecycle
 @testable import PlacesServer
 
@@ -12,14 +13,14 @@ final class TestServer: Sendable {
     private let task: Task<Void, any Error>
 
     static func start(_ configuration: ServerConfiguration = ServerConfiguration(),
-                      backend: any ServerBackend = FakeBackend(), memo: ReplyMemo = ReplyMemo()) async throws -> TestServer {
+                      commands: CommandTable = FakeApplication().commands, memo: ReplyMemo = ReplyMemo()) async throws -> TestServer {
         var configuration = configuration
         configuration.host = "127.0.0.1"
         configuration.port = 0
         var logger = Logger(label: "places.serve.test")
         logger.logLevel = .critical
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
-        let server = PlacesServer(configuration: configuration, backend: backend, logger: logger, memo: memo) { address in
+        let server = PlacesServer(configuration: configuration, commands: commands, logger: logger, memo: memo) { address in
             continuation.yield(address.port ?? 0)
             continuation.finish()
         }

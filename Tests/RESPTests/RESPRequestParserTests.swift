@@ -1,6 +1,6 @@
 import NIOCore
 import Testing
-@testable import PlacesServer
+@testable import RESP
 
 /// Parses everything in `wire` at once, returning the requests as strings.
 private func parseAll(_ wire: String, parser: RESPRequestParser = RESPRequestParser()) throws -> [[String]] {

@@ -1,7 +1,6 @@
-import Foundation
 import NIOCore
 import Testing
-@testable import PlacesServer
+@testable import RESP
 
 @Suite struct RESPValueTests {
     private func wire(_ value: RESPValue) -> String { String(buffer: value.encoded) }
@@ -15,7 +14,7 @@ import Testing
         #expect(wire(.integer(Int.min)) == ":-9223372036854775808\r\n")
         #expect(wire(.bulk(String(repeating: "x", count: 1_958))).hasPrefix("$1958\r\nxx"))
         #expect(wire(.bulk("héllo")) == "$6\r\nhéllo\r\n")
-        #expect(wire(.bulk(Data())) == "$0\r\n\r\n")
+        #expect(wire(.bulk("")) == "$0\r\n\r\n")
         #expect(wire(.null) == "$-1\r\n")
         #expect(wire(.array([])) == "*0\r\n")
         #expect(wire(.array([.integer(1), .bulk("a"), .null])) == "*3\r\n:1\r\n$1\r\na\r\n$-1\r\n")

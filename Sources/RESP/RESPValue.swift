@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 
 /// A RESP2 reply. JSON payloads travel as bulk strings, so any Redis client hands them over untouched.
@@ -18,7 +17,6 @@ public enum RESPValue: Equatable, Sendable {
     public static let ok = RESPValue.simpleString("OK")
 
     public static func bulk(_ text: String) -> RESPValue { .bulkString(ByteBuffer(string: text)) }
-    public static func bulk(_ data: Data) -> RESPValue { .bulkString(ByteBuffer(bytes: data)) }
 
     /// Writes the wire form. Simple strings and errors cannot carry line breaks, so any are replaced by
     /// spaces rather than letting a message break the framing.

@@ -1,5 +1,5 @@
 import Testing
-@testable import PlacesServer
+@testable import RESP
 
 private func tokens(_ line: String) throws -> [String] {
     try InlineTokenizer.split(Array(line.utf8)).map { String(decoding: $0, as: UTF8.self) }

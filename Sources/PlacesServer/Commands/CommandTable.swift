@@ -1,0 +1,133 @@
+import Foundation
+import NIOCore
+import RESP
+
+/// One server command, whole: its name, how many arguments it takes, its syntax and summary (for HELP
+/// and COMMAND DOCS), whether its reply may be repeated from memory, and how to read its arguments into
+/// what runs. Adding an application command is one ``backend(_:arity:syntax:summary:memoisable:parse:handle:)``
+/// entry in ``CommandTable/places(_:)``; nothing else in the server names it.
+public struct ServerCommandEntry: Sendable {
+    public let name: String
+    /// Arguments after the name.
+    public let arity: ClosedRange<Int>
+    public let syntax: String
+    public let summary: String
+    /// Whether a reply may be repeated from the server's ``ReplyMemo`` for a while: true for reads that
+    /// only `places import` changes; false for anything that writes, spends or counts.
+    public let isMemoisable: Bool
+    /// The request read into a command; the arguments reader already holds the arguments after the name.
+    let parse: @Sendable (_ request: RESPRequest, _ arguments: inout CommandArguments) throws(CommandSyntaxError) -> ServerCommand
+
+    init(name: String, arity: ClosedRange<Int>, syntax: String, summary: String, isMemoisable: Bool = false,
+         parse: @escaping @Sendable (RESPRequest, inout CommandArguments) throws(CommandSyntaxError) -> ServerCommand) {
+        self.name = name
+        self.arity = arity
+        self.syntax = syntax
+        self.summary = summary
+        self.isMemoisable = isMemoisable
+        self.parse = parse
+    }
+
+    /// A command the application answers: `parse` reads the arguments into a request value (pure, so
+    /// every syntax rule is tested without a socket) and `handle` answers it with the bytes of the
+    /// CLI's `--json` output, or `nil` for a miss (a null reply).
+    public static func backend<Request: Equatable & Sendable>(
+        _ name: String, arity: ClosedRange<Int>, syntax: String, summary: String, memoisable: Bool,
+        parse: @escaping @Sendable (inout CommandArguments) throws(CommandSyntaxError) -> Request,
+        handle: @escaping @Sendable (Request) async throws -> Data?
+    ) -> ServerCommandEntry {
+        ServerCommandEntry(name: name, arity: arity, syntax: syntax, summary: summary, isMemoisable: memoisable) {
+            _, arguments throws(CommandSyntaxError) in
+            let request = try parse(&arguments)
+            return .backend(BackendCall(commandName: name, isMemoisable: memoisable, request: request) { try await handle(request) })
+        }
+    }
+}
+
+/// A command read from a request, ready to run: its request value (compared in tests) and the handler
+/// bound to it.
+public struct BackendCall: Sendable, Equatable, CustomStringConvertible {
+    public let commandName: String
+    public let isMemoisable: Bool
+    /// The typed request the handler runs with (a `SearchQuery`, a spot filter, …).
+    public let request: any Equatable & Sendable
+    private let handler: @Sendable () async throws -> Data?
+
+    init<Request: Equatable & Sendable>(commandName: String, isMemoisable: Bool, request: Request,
+                                        run: @escaping @Sendable () async throws -> Data?) {
+        self.commandName = commandName
+        self.isMemoisable = isMemoisable
+        self.request = request
+        handler = run
+    }
+
+    /// Answers the request: the reply's bytes, or `nil` for a miss.
+    public func run() async throws -> Data? { try await handler() }
+
+    /// Same command, same request value (the handlers are the table's, so they are the same too).
+    public static func == (lhs: BackendCall, rhs: BackendCall) -> Bool {
+        func sameRequest<Request: Equatable>(_ left: Request) -> Bool { (rhs.request as? Request) == left }
+        return lhs.commandName == rhs.commandName && sameRequest(lhs.request)
+    }
+
+    public var description: String { "\(commandName) \(request)" }
+}
+
+/// Every command the server answers: the application's (``places(_:)``) followed by the connection's
+/// (PING, AUTH, HELLO, INFO, …). HELP and COMMAND DOCS are printed from it, so syntax is written once.
+public struct CommandTable: Sendable {
+    public let entries: [ServerCommandEntry]
+    private let byName: [String: ServerCommandEntry]
+    /// `INFO` sections the application adds (`cache`, `budget`): key/value lines that never include secrets.
+    public let infoSections: @Sendable () async -> [InfoSection]
+
+    /// - Parameter application: the application's commands; the connection commands are added after them.
+    public init(_ application: [ServerCommandEntry], infoSections: @escaping @Sendable () async -> [InfoSection] = { [] }) {
+        entries = application + ServerCommandEntry.connectionCommands
+        byName = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.infoSections = infoSections
+    }
+
+    public func entry(named upperCasedName: String) -> ServerCommandEntry? { byName[upperCasedName] }
+
+    /// Reads one request. Command names are case-insensitive, and so are option keywords.
+    public func parse(_ request: RESPRequest) throws(CommandSyntaxError) -> ServerCommand {
+        guard let first = request.arguments.first else { throw CommandSyntaxError("empty request") }
+        let name = String(buffer: first).uppercased()
+        let arguments = Array(request.strings.dropFirst())
+        guard let entry = byName[name] else {
+            let shown = arguments.prefix(3).map { "'\($0.prefix(40))'" }.joined(separator: " ")
+            throw CommandSyntaxError("unknown command '\(String(buffer: first).prefix(40))', with args beginning with: \(shown) (HELP lists the commands)")
+        }
+        guard entry.arity.contains(arguments.count) else {
+            throw CommandSyntaxError("wrong number of arguments for '\(name.lowercased())' command; usage: \(entry.syntax)")
+        }
+        var reader = CommandArguments(syntax: entry.syntax, arguments: arguments)
+        return try entry.parse(request, &reader)
+    }
+
+    /// HELP's lines: syntax, then what it does.
+    public var helpLines: [String] {
+        ["places serve speaks the Redis protocol (RESP2). Replies with places are JSON in bulk strings; a miss is nil."]
+            + entries.map { "\($0.syntax)  —  \($0.summary)" }
+    }
+
+    /// `COMMAND DOCS`, in Redis 7's shape (name, then a flat map of summary, since and group, and the
+    /// syntax as one argument), so `redis-cli` shows each command's syntax as it is typed.
+    public var docs: RESPValue {
+        .array(entries.flatMap { entry -> [RESPValue] in
+            let parameters = entry.syntax.dropFirst(entry.name.count).trimmingCharacters(in: .whitespaces)
+            var fields: [RESPValue] = [
+                .bulk("summary"), .bulk(entry.summary), .bulk("since"), .bulk("1.0.0"), .bulk("group"), .bulk("generic"),
+            ]
+            if !parameters.isEmpty {
+                fields += [.bulk("arguments"), .array([.array([.bulk("name"), .bulk(parameters), .bulk("type"), .bulk("string")])])]
+            }
+            return [.bulk(entry.name.lowercased()), .array(fields)]
+        })
+    }
+}
+
+extension RESPValue {
+    public static func bulk(_ data: Data) -> RESPValue { .bulkString(ByteBuffer(bytes: data)) }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import PlacesApp
+import PlacesCore
+import PlacesMatching
+import PlacesPipeline
+import SpotStore
+
+extension CommandTable {
+    /// The application's commands. Each entry is the whole command: syntax, arity, whether it may be
+    /// memoised, how its arguments read into a request value, and the one call into the application
+    /// that answers it with the CLI's `--json` bytes (`nil`: a miss, sent as a null reply).
+    public static func places(_ app: ServerApplication) -> CommandTable {
+        CommandTable([
+            .backend("SEARCH", arity: 1...10, syntax: "SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]",
+                     summary: "places whose names match the words, as `places search --json`", memoisable: true,
+                     parse: ServerRequests.search) { query in
+                try PlacesJSON.places(try await app.places.get().search(query), reference: query.near)
+            },
+            .backend("DETAILS", arity: 1...1, syntax: "DETAILS id",
+                     summary: "one place by id (osm:node/123, geonames:658225); null when unknown", memoisable: true,
+                     parse: ServerRequests.details) { query in try await app.details(query) },
+            .backend("NEARBY", arity: 2...10, syntax: "NEARBY lat lon [RADIUS m] [CATEGORY c] [BRAND b] [LIMIT n]",
+                     summary: "places around a point, nearest first", memoisable: true,
+                     parse: ServerRequests.nearby) { query in
+                try PlacesJSON.places(try await app.places.get().nearby(query), reference: query.center)
+            },
+            .backend("REVERSE", arity: 2...2, syntax: "REVERSE lat lon",
+                     summary: "nearest place, city, country and time zone of a point; null when nothing is known", memoisable: true,
+                     parse: { arguments throws(CommandSyntaxError) in ReverseQuery(coordinate: try arguments.coordinate()) }) { query in
+                try await app.reverse(query)
+            },
+            .backend("SUGGEST", arity: 1...6, syntax: "SUGGEST prefix [NEAR lat lon] [LIMIT n]",
+                     summary: "completions for a name being typed", memoisable: true,
+                     parse: ServerRequests.suggest) { query in
+                try PlacesJSON.suggestions(try await app.places.get().suggest(query))
+            },
+            .backend("LOOKUP", arity: 1...64, syntax: "LOOKUP name [NEAR lat lon] [FIELDS field …]",
+                     summary: "the one place meant, through cache, local index and paid providers under budget", memoisable: false,
+                     parse: ServerRequests.lookup) { request in try await app.lookup(request) },
+            .backend("SCORE", arity: 2...2, syntax: "SCORE a b", summary: "how alike two place names are, as `places score --json`",
+                     memoisable: true, parse: ServerRequests.score) { pair in try ServerApplication.score(pair) },
+            .backend("BUDGET", arity: 0...0, syntax: "BUDGET", summary: "money spent and left per provider, as `places budget --json`",
+                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().budgetReport()) },
+            .backend("CACHE.STATS", arity: 0...0, syntax: "CACHE.STATS",
+                     summary: "lookup cache entries, hits and misses, as `places cache stats --json`",
+                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().cacheStats()) },
+            // Spots are read and written in one database shared with the CLI: never memoised.
+            .backend("SPOT.ADD", arity: 3...64,
+                     syntax: "SPOT.ADD name lat lon [CATEGORY c] [TAG t]… [NOTE text] [RATING like|dislike|none]",
+                     summary: "save a spot, as `places spots add --json`", memoisable: false,
+                     parse: ServerRequests.spotAdd) { request in try await app.addSpot(request) },
+            .backend("SPOT.LIST", arity: 0...64,
+                     syntax: "SPOT.LIST [CATEGORY c] [TAG t]… [RATING r] [SORT name|recent|distance] [AT lat lon]",
+                     summary: "saved spots, as `places spots list --json`", memoisable: false,
+                     parse: ServerRequests.spotList) { filter in
+                try PlacesJSON.spots(try await app.spots.get().store.list(filter), reference: filter.reference)
+            },
+            .backend("SPOT.SHOW", arity: 1...1, syntax: "SPOT.SHOW id", summary: "one saved spot; null when unknown",
+                     memoisable: false, parse: { arguments throws(CommandSyntaxError) in try arguments.text() }) { reference in
+                try await app.showSpot(reference)
+            },
+            .backend("SPOT.NEAR", arity: 2...4, syntax: "SPOT.NEAR lat lon [RADIUS m]",
+                     summary: "saved spots within the radius (default 805 m), nearest first", memoisable: false,
+                     parse: ServerRequests.spotNear) { area in
+                try PlacesJSON.spots(try await app.spots.get().store.near(area.center, radius: area.radius))
+            },
+            .backend("SPOT.NEAREST", arity: 2...4, syntax: "SPOT.NEAREST lat lon [LIMIT n]",
+                     summary: "the nearest saved spots, however far", memoisable: false,
+                     parse: ServerRequests.spotNearest) { request in
+                try PlacesJSON.spots(try await app.spots.get().store.nearest(request.center, limit: request.limit))
+            },
+            .backend("SPOT.LOG", arity: 2...64, syntax: "SPOT.LOG (SPOT id | AT lat lon) [NOTE text] [TIME iso8601]",
+                     summary: "record a visit, as `places spots log --json`", memoisable: false,
+                     parse: ServerRequests.spotLog) { request in try await app.logVisit(request) },
+            .backend("SPOT.VISITS", arity: 0...2, syntax: "SPOT.VISITS [DAY yyyy-mm-dd | SINCE date]",
+                     summary: "logged visits grouped by day, as `places spots visits --json`", memoisable: false,
+                     parse: ServerRequests.spotVisits) { request in try await app.visits(request) },
+        ], infoSections: { [] })
+    }
+}
+
+/// How each application command's arguments read into its request value. Pure: every rule is tested
+/// without a socket or an index. The defaults are the CLI's (NEARBY 500 m and 20 results, SUGGEST 8, …).
+enum ServerRequests {
+    static func none(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> Bool { true }
+
+    static func search(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SearchQuery {
+        let text = try arguments.text()
+        var near: Coordinate?
+        var radius: Double?
+        var limit = 10
+        var category: String?
+        while let keyword = arguments.keyword() {
+            switch keyword {
+            case "NEAR": near = try arguments.coordinate()
+            case "RADIUS": radius = try arguments.metres()
+            case "LIMIT": limit = try arguments.limit()
+            case "CATEGORY": category = try arguments.text().lowercased()
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        if radius != nil && near == nil { throw CommandSyntaxError("RADIUS needs NEAR lat lon; usage: \(arguments.syntax)") }
+        return SearchQuery(text: text, near: near, radius: radius, limit: limit, category: category)
+    }
+
+    static func details(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> DetailsQuery {
+        let id = try arguments.text()
+        do { return DetailsQuery(id: try PlaceID(parsing: id)) } catch { throw CommandSyntaxError(error.message) }
+    }
+
+    static func nearby(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NearbyQuery {
+        let center = try arguments.coordinate()
+        var radius = 500.0
+        var limit = 20
+        var category: String?
+        var brand: String?
+        while let keyword = arguments.keyword() {
+            switch keyword {
+            case "RADIUS": radius = try arguments.metres()
+            case "CATEGORY": category = try arguments.text().lowercased()
+            case "BRAND": brand = try arguments.text()
+            case "LIMIT": limit = try arguments.limit()
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        return NearbyQuery(center: center, radius: radius, category: category, brand: brand, limit: limit)
+    }
+
+    static func suggest(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SuggestQuery {
+        let prefix = try arguments.text()
+        var near: Coordinate?
+        var limit = 8
+        while let keyword = arguments.keyword() {
+            switch keyword {
+            case "NEAR": near = try arguments.coordinate()
+            case "LIMIT": limit = try arguments.limit()
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        return SuggestQuery(prefix: prefix, near: near, limit: limit)
+    }
+
+    /// As `places lookup NAME [--near] [--fields]` asks (``LookupRequest/asking(_:for:maxCost:offline:)``),
+    /// so both ask the same question and share cache entries.
+    static func lookup(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> LookupRequest {
+        let name = try arguments.text()
+        var near: Coordinate?
+        var requested: Set<PlaceField> = []
+        while let keyword = arguments.keyword() {
+            switch keyword {
+            case "NEAR": near = try arguments.coordinate()
+            case "FIELDS":
+                let rest = arguments.remaining()
+                guard !rest.isEmpty else { throw arguments.usage("FIELDS needs at least one field name") }
+                do { requested = try PlaceField.parseList(rest.joined(separator: ",")) } catch { throw arguments.usage(error.message) }
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        return .asking(MatchQuery(name: name, near: near), for: requested)
+    }
+
+    struct NamePair: Equatable, Sendable {
+        var first: String
+        var second: String
+    }
+
+    static func score(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NamePair {
+        NamePair(first: try arguments.text(), second: try arguments.text())
+    }
+
+    struct NewSpot: Equatable, Sendable {
+        var name: String
+        var coordinate: Coordinate
+        var attributes = SpotAttributes()
+    }
+
+    static func spotAdd(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NewSpot {
+        var spot = NewSpot(name: try arguments.text(), coordinate: try arguments.coordinate())
+        while let keyword = arguments.keyword() {
+            switch keyword {
+            case "CATEGORY": spot.attributes.category = try arguments.text()
+            case "TAG": spot.attributes.tags.append(try arguments.text())
+            case "NOTE": spot.attributes.notes = try arguments.text()
+            case "RATING": spot.attributes.rating = try arguments.value(SpotRating.parse)
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        return spot
+    }
+
+    static func spotList(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SpotFilter {
+        var filter = SpotFilter()
+        while let keyword = arguments.keyword() {
+            switch keyword {
+            case "CATEGORY":
+                let category = try arguments.text()
+                filter.category = PlaceCategory.normalize(category) ?? category
+            case "TAG": filter.tags.append(try arguments.text())
+            case "RATING": filter.rating = .some(try arguments.value(SpotRating.parse))
+            case "SORT":
+                let text = try arguments.text()
+                guard let sort = SpotFilter.Sort(rawValue: text.lowercased()) else {
+                    throw arguments.usage("invalid SORT '\(text.prefix(40))': expected name, recent or distance")
+                }
+                filter.sort = sort
+            case "AT": filter.reference = try arguments.coordinate()
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        if filter.sort == .distance && filter.reference == nil { throw arguments.usage("SORT distance needs AT lat lon") }
+        return filter
+    }
+
+    struct SpotArea: Equatable, Sendable {
+        var center: Coordinate
+        var radius = 805.0
+    }
+
+    static func spotNear(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SpotArea {
+        var area = SpotArea(center: try arguments.coordinate())
+        while let keyword = arguments.keyword() {
+            guard keyword == "RADIUS" else { throw arguments.unexpected(keyword) }
+            area.radius = try arguments.metres()
+        }
+        return area
+    }
+
+    struct NearestSpots: Equatable, Sendable {
+        var center: Coordinate
+        var limit = 20
+    }
+
+    static func spotNearest(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NearestSpots {
+        var request = NearestSpots(center: try arguments.coordinate())
+        while let keyword = arguments.keyword() {
+            guard keyword == "LIMIT" else { throw arguments.unexpected(keyword) }
+            request.limit = try arguments.limit()
+        }
+        return request
+    }
+
+    struct VisitLog: Equatable, Sendable {
+        var spot: String?
+        var point: Coordinate?
+        var note: String?
+        var time: String?
+    }
+
+    static func spotLog(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> VisitLog {
+        var log = VisitLog()
+        while let keyword = arguments.keyword() {
+            switch keyword {
+            case "SPOT": log.spot = try arguments.text()
+            case "AT": log.point = try arguments.coordinate()
+            case "NOTE": log.note = try arguments.text()
+            case "TIME": log.time = try arguments.text()
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        if log.spot == nil && log.point == nil { throw arguments.usage("say where the visit was: SPOT id or AT lat lon") }
+        return log
+    }
+
+    struct VisitDays: Equatable, Sendable {
+        var day: String?
+        var since: String?
+    }
+
+    static func spotVisits(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> VisitDays {
+        var request = VisitDays()
+        while let keyword = arguments.keyword() {
+            switch keyword {
+            case "DAY": request.day = try arguments.text()
+            case "SINCE": request.since = try arguments.text()
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        if request.day != nil && request.since != nil { throw arguments.usage("choose one of DAY and SINCE") }
+        return request
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// How `places` talks to PostgreSQL: the URL, the pool's size, and how long a request waits for a connection.
+public struct PostgresStorageConfiguration: Sendable, Hashable {
+    public var url: PostgresURL
+    /// Connections for store reads and writes.
+    public var poolSize: Int
+    /// Connections that hold cross-instance single-flight locks while a provider answers; kept apart from the
+    /// store pool so a lock holder can always get a connection to store what it fetched.
+    public var lockPoolSize: Int
+    /// How long a request may wait for a connection (and its statements run) before it fails with
+    /// ``StorageUnavailable``. libpq's `connect_timeout` in the URL sets it; 5 s otherwise.
+    public var timeout: Duration
+
+    public init(url: PostgresURL, poolSize: Int = 10, lockPoolSize: Int? = nil, timeout: Duration? = nil) {
+        self.url = url
+        self.poolSize = max(1, poolSize)
+        self.lockPoolSize = max(1, lockPoolSize ?? poolSize * 2)
+        self.timeout = timeout ?? url.connectTimeout.map { .milliseconds(Int64($0 * 1000)) } ?? .seconds(5)
+    }
+}
+
+/// One process's connection to the shared database: a postgres-nio `PostgresClient` pool running in the
+/// background, the schema brought up to date once when opened, and every request bounded by the configured
+/// timeout so a database that is down gives a clear ``StorageUnavailable`` instead of a hang.
+///
+/// ```swift
+/// let database = try await SharedDatabase.open(PostgresStorageConfiguration(url: url))
+/// let ledger = PostgresBudgetLedger(database: database, policy: policy)
+/// ```
+///
+/// The pool reconnects by itself: after PostgreSQL restarts, the next request gets a new connection.
+public final class SharedDatabase: Sendable {
+    public let configuration: PostgresStorageConfiguration
+    let client: PostgresClient
+    /// A second pool for the advisory locks of cross-instance single flight (see ``PostgresStorageConfiguration/lockPoolSize``).
+    let lockClient: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+    /// Whether this process has brought the schema up to date yet.
+    let schema = SchemaGate()
+
+    /// Starts the pools (connecting lazily) without waiting for the server: opening never blocks, so a process whose
+    /// database is down still starts and serves what needs no database. The schema is brought up to date by the
+    /// first request (or by ``open(_:logger:)``), once per process.
+    /// - Throws: ``PostgresURLError`` for a TLS setting that cannot be honoured (an unreadable `sslrootcert`).
+    public init(_ configuration: PostgresStorageConfiguration, logger: Logger = SharedDatabase.quietLogger) throws(PostgresURLError) {
+        self.configuration = configuration
+        self.logger = logger
+        let tls = try Self.tls(for: configuration.url)
+        func makeClient(size: Int) -> PostgresClient {
+            var clientConfiguration = PostgresClient.Configuration(
+                host: configuration.url.host, port: configuration.url.port, username: configuration.url.user,
+                password: configuration.url.password, database: configuration.url.database, tls: tls)
+            clientConfiguration.options.maximumConnections = size
+            clientConfiguration.options.minimumConnections = 0
+            clientConfiguration.options.connectTimeout = configuration.timeout
+            clientConfiguration.options.connectionIdleTimeout = .seconds(60)
+            return PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        }
+        client = makeClient(size: configuration.poolSize)
+        lockClient = makeClient(size: configuration.lockPoolSize)
+        let (client, lockClient) = (client, lockClient)
+        runner = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await client.run() }
+                group.addTask { await lockClient.run() }
+            }
+        }
+    }
+
+    /// Starts the pool and applies the schema migrations this build knows (once, however many instances start at once).
+    /// - Throws: ``StorageUnavailable`` when the server cannot be reached within the timeout; ``PostgresURLError`` for a
+    ///   TLS setting that cannot be honoured; ``PostgresStatementError`` when a migration is refused.
+    public static func open(_ configuration: PostgresStorageConfiguration,
+                            logger: Logger = SharedDatabase.quietLogger) async throws -> SharedDatabase {
+        let database = try SharedDatabase(configuration, logger: logger)
+        do {
+            try await database.schema.ensure(database)
+        } catch {
+            database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// The pool's background log, warnings and worse only: a refused connection attempt is reported to the request
+    /// that needed it (``StorageUnavailable``), not once more per retry on stderr.
+    public static var quietLogger: Logger {
+        var logger = Logger(label: "places.postgres")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Stops the pools; requests still waiting fail with ``StorageUnavailable``.
+    public func close() { runner.cancel() }
+
+    deinit { runner.cancel() }
+
+    private static func tls(for url: PostgresURL) throws(PostgresURLError) -> PostgresClient.Configuration.TLS {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch url.sslMode {
+        case .disable:
+            return .disable
+        case .allow, .prefer, .require:
+            // libpq does not check the certificate below verify-ca: TLS protects against eavesdropping only.
+            tls.certificateVerification = .none
+        case .verifyCA:
+            tls.certificateVerification = .noHostnameVerification
+        case .verifyFull:
+            tls.certificateVerification = .fullVerification
+        }
+        if let root = url.sslRootCertificate, url.sslMode == .verifyCA || url.sslMode == .verifyFull {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(root))
+            } catch {
+                throw PostgresURLError(url: url.description, reason: "cannot read sslrootcert \(root): \(error)")
+            }
+        }
+        return url.sslMode == .allow || url.sslMode == .prefer ? .prefer(tls) : .require(tls)
+    }
+
+    // MARK: Running requests
+
+    /// Runs `body` on a pooled connection; the whole request fails with ``StorageUnavailable`` when it does not
+    /// finish within `timeout` (the configured one by default), and every database error is classified.
+    func withConnection<T: Sendable>(timeout: Duration? = nil, pool: PoolKind = .stores,
+                                     _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await schema.ensure(self)
+        return try await withoutSchemaCheck(timeout: timeout, pool: pool, body)
+    }
+
+    /// ``withConnection(timeout:pool:_:)`` for the migrations themselves.
+    func withoutSchemaCheck<T: Sendable>(timeout: Duration? = nil, pool: PoolKind = .stores,
+                                         _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let client = pool == .stores ? client : lockClient
+        let endpoint = configuration.url.endpoint
+        let limit = timeout ?? configuration.timeout
+        do {
+            return try await withThrowingTaskGroup(of: T.self) { group in
+                group.addTask { try await client.withConnection { connection in try await body(connection) } }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    throw StorageUnavailable(endpoint: endpoint, reason: "no answer within \(limit.seconds) s")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch {
+            throw PostgresErrors.classify(error, endpoint: endpoint)
+        }
+    }
+
+    /// Runs `body` in one transaction (committed when it returns, rolled back when it throws).
+    func withTransaction<T: Sendable>(timeout: Duration? = nil, pool: PoolKind = .stores,
+                                      _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let logger = logger
+        return try await withConnection(timeout: timeout, pool: pool) { connection in
+            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
+    }
+
+    /// One statement; its rows collected.
+    func rows(_ query: PostgresQuery, timeout: Duration? = nil) async throws -> [PostgresRow] {
+        let logger = logger
+        return try await withConnection(timeout: timeout) { connection in
+            try await connection.query(query, logger: logger).collect()
+        }
+    }
+
+    /// One prepared statement (prepared once per connection by postgres-nio); its rows decoded.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+        where Statement.Row: Sendable {
+        let logger = logger
+        return try await withConnection { connection in
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    enum PoolKind: Sendable { case stores, locks }
+}
+
+extension Duration {
+    /// Whole and fractional seconds, for messages.
+    var seconds: String {
+        let (whole, attoseconds) = components
+        return attoseconds == 0 ? "\(whole)" : String(format: "%.1f", Double(whole) + Double(attoseconds) / 1e18)
+    }
+}
+
+extension SharedDatabase {
+    /// The planner's plan for `sql` with sequential scans ruled out, one line per step: whether an index can answer
+    /// a query at all (on a handful of test rows the planner would rightly prefer a scan).
+    func explain(_ sql: String) async throws -> String {
+        let logger = logger
+        return try await withTransaction { connection in
+            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
+            return try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + sql), logger: logger).collect()
+                .map { try $0.decode(String.self) }.joined(separator: "\n")
+        }
+    }
+
+    /// The versions recorded in `places_schema_migrations`, in order.
+    func appliedMigrations() async throws -> [Int] {
+        try await rows("SELECT version FROM places_schema_migrations ORDER BY version").map { try $0.decode(Int.self) }
+    }
+}
+
+/// Applies the migrations once per process: the first request runs them, requests arriving meanwhile wait for that
+/// run, and a failed run (the server was down) is retried by the next request.
+final class SchemaGate: Sendable {
+    private let state = Mutex<State>(.pending)
+
+    private enum State: Sendable {
+        case pending
+        case running(Task<Void, any Error>)
+        case current
+    }
+
+    func ensure(_ database: SharedDatabase) async throws {
+        let task: Task<Void, any Error>? = state.withLock { state in
+            switch state {
+            case .current: return nil
+            case .running(let task): return task
+            case .pending:
+                let task = Task { try await PostgresMigrations.apply(database) }
+                state = .running(task)
+                return task
+            }
+        }
+        guard let task else { return }
+        do {
+            try await task.value
+            state.withLock { $0 = .current }
+        } catch {
+            state.withLock { state in
+                if case .running = state { state = .pending }
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import PlacesCore
+
+/// The rules every ``SpotStore`` implementation applies the same way (SQLite here, PostgreSQL in `PostgresStorage`),
+/// with their messages written once.
+public enum SpotRules {
+    /// A reference that is not a full id must be an id prefix of at least 4 hex characters.
+    /// - Throws: ``UnknownSpot`` (`.notAnID`) otherwise: a miss each front end words itself.
+    public static func checkIDPrefix(_ key: String, reference: String) throws {
+        guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw UnknownSpot(reference: reference, reason: .notAnID)
+        }
+    }
+
+    /// The one spot an id prefix names (`matches` holds at most two), or why there is none.
+    public static func onlyMatch(_ matches: [Spot], reference: String) throws -> Spot {
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw UnknownSpot(reference: reference, reason: .noSuchSpot)
+        default: throw InputError("ambiguous spot id '\(reference)': several spots start with it; type more characters")
+        }
+    }
+
+    /// A visit may name only a saved spot.
+    public static func unknownVisitSpot(_ spotID: UUID) -> InputError {
+        InputError("unknown spot '\(spotID.storeKey)': the visit's spot is not saved")
+    }
+
+    /// A spot needs a name and a valid coordinate before it is stored.
+    public static func checkStorable(_ spot: Spot) throws {
+        guard !spot.name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw InputError("a spot needs a name")
+        }
+        _ = try Coordinate(validatingLatitude: spot.coordinate.latitude, longitude: spot.coordinate.longitude)
+    }
+
+    /// The bounding box's longitudes, plus the part that wraps past ±180° (the box itself is clamped there), so a
+    /// spot just across the antimeridian is still found.
+    public static func longitudeRanges(of box: BoundingBox, around center: Coordinate) -> [(Double, Double)] {
+        let span = max(box.maxLongitude - center.longitude, center.longitude - box.minLongitude)
+        var ranges = [(box.minLongitude, box.maxLongitude)]
+        if center.longitude - span < -180 { ranges.append((center.longitude - span + 360, 180)) }
+        if center.longitude + span > 180 { ranges.append((-180, center.longitude + span - 360)) }
+        return ranges
+    }
+}
