@@ -157,11 +157,11 @@ private func fetchAndImport(_ region: Region, with fetcher: RegionFetcher, state
     bar?.finish()
     let check = fetched.md5.map { "MD5 \($0) matches Geofabrik's" } ?? "GeoNames publishes no checksum"
     printError("places: downloaded \(fetched.file) (\(fetched.bytes) bytes; \(check)); importing…")
-    let service = try state.openService()
+    let app = try state.openApp()
     let importBar = isTerminal(.standardError) ? ProgressBar(label: "importing \(region.fileName)") : nil
     var importProgress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64) -> Void)?
     if let importBar { importProgress = { importBar.update(done: $0, total: $1) } }
-    let summary = try service.importFile(file, progress: importProgress)
+    let summary = try app.importFile(file, progress: importProgress)
     importBar?.finish()
     printError("places: \(summary)")
 }

@@ -31,19 +31,22 @@ struct SpotsWatchCommand: AsyncParsableCommand {
               places spots watch --gpx morning-walk.gpx
             """)
 
-    @Option(parsing: .unconditional, help: "Enter within this many metres (805 m is half a mile).")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Enter within this many metres (805 m is half a mile).", valueName: "M"),
+            transform: Metres.argument)
     var radius: Double = 805
 
     @Option(parsing: .unconditional, help: "Leave only beyond radius plus this many metres.")
     var exitMargin: Double = 50
 
-    @Option(parsing: .unconditional, help: "Ignore fixes whose accuracy (metres) is worse than this.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Ignore fixes whose accuracy (metres) is worse than this.", valueName: "M"),
+            transform: Metres.argument)
     var minAccuracy: Double = 20
 
     @Option(parsing: .unconditional, help: "Watch this many nearest spots at a time.")
     var monitor = 20
 
-    @Option(parsing: .unconditional, help: "Recompute the watched spots after moving this many metres.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Recompute the watched spots after moving this many metres.", valueName: "M"),
+            transform: Metres.argument)
     var refreshDistance: Double = 1_500
 
     @Option(help: ArgumentHelp("Read fixes from a GPX track instead of stdin.", valueName: "FILE"))
@@ -74,25 +77,23 @@ struct SpotsWatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            try requireMetres(radius, "--radius")
-            try requireMetres(minAccuracy, "--min-accuracy")
-            try requireMetres(refreshDistance, "--refresh-distance")
             guard exitMargin >= 0 else { throw InputError("invalid --exit-margin \(exitMargin): expected 0 or more metres") }
             guard monitor >= 1 else { throw InputError("invalid --monitor \(monitor): expected at least 1") }
             if noSpots && brands.isEmpty && placeCategories.isEmpty {
                 throw InputError("--no-spots leaves nothing to watch: add --brand NAME or --place-category CATEGORY")
             }
+            let app = try state.openApp()
             var points: [SpotPoint] = []
             if !noSpots {
                 let ratingFilter: SpotRating?? = try rating.map { try SpotRating.parse($0) }
                 let filter = SpotFilter(category: category.map { PlaceCategory.normalize($0) ?? $0 }, tags: tags, rating: ratingFilter)
-                points = try await state.openSpots().store.list(filter).map(SpotPoint.init)
+                points = try await app.spots.store.list(filter).map(SpotPoint.init)
                 if points.isEmpty && brands.isEmpty && placeCategories.isEmpty {
                     printError("places: no saved spots to watch; add some with `places spots add`")
                 }
             }
             if !brands.isEmpty || !placeCategories.isEmpty {
-                let places = try await WatchedPlaces.load(brands: brands, categories: placeCategories, service: state.openService())
+                let places = try await WatchedPlaces.load(brands: brands, categories: placeCategories, app: app)
                 if places.isEmpty {
                     printError("places: the local index has no place of that brand or category; import an extract that covers the area")
                 }
@@ -137,8 +138,8 @@ struct SpotsWatchCommand: AsyncParsableCommand {
 enum WatchedPlaces {
     /// Every place in each imported extract that is of one of `brands` (its brand tag, or its name's words, equal
     /// the brand with punctuation and case ignored) or in one of `categories`; each place once.
-    static func load(brands: [String], categories: [String], service: PlacesService) async throws -> [SpotPoint] {
-        let areas = try service.indexedSources().compactMap(\.bounds)
+    static func load(brands: [String], categories: [String], app: PlacesApplication) async throws -> [SpotPoint] {
+        let areas = try app.indexedSources().compactMap(\.bounds)
         let keys = Set(brands.map(PlaceIndexStore.brandKey).filter { !$0.isEmpty })
         var seen = Set<PlaceID>()
         var points: [SpotPoint] = []
@@ -149,11 +150,11 @@ enum WatchedPlaces {
             let radius = min(InputRange.maxRadiusMeters, GeoMath.distance(center, corner) * 1.01 + 100)
             var found: [Place] = []
             for brand in brands {
-                let candidates = try await service.nearby(NearbyQuery(center: center, radius: radius, brand: brand, limit: Int(Int32.max)))
+                let candidates = try await app.nearby(NearbyQuery(center: center, radius: radius, brand: brand, limit: Int(Int32.max)))
                 found += candidates.filter { isOfBrand($0, keys: keys) }
             }
             for category in categories {
-                found += try await service.nearby(NearbyQuery(center: center, radius: radius, category: category, limit: Int(Int32.max)))
+                found += try await app.nearby(NearbyQuery(center: center, radius: radius, category: category, limit: Int(Int32.max)))
             }
             for place in found where seen.insert(place.id).inserted {
                 points.append(SpotPoint(id: UUID(), name: place.name, coordinate: place.coordinate, placeID: place.id.description,
