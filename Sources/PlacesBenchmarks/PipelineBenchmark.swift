@@ -18,12 +18,13 @@ import PlacesPipeline
 ///   can: which places the cheap source lacks.
 ///
 /// **Ambiguous questions.** A question that two or more places within 150 m of the user fit equally well
-/// (the same words of it match each, and none is named by exactly the words typed: "Kalmari" beside Kalmari
+/// (its words fit each equally, and none is named by exactly the words typed: "Kalmari" beside Kalmari
 /// Grill and Kalmari Pizzeria) cannot be settled by any source. The costly provider answers it as a real
 /// one does, with its own guess (the fitting place nearest the user), right only when that guess is the
-/// place meant; `ambiguous_settled_by_paying` counts how often. The oracle neither pays for such a question
-/// nor counts it wrong; the pipeline by default answers it `review` with the fitting places and pays
-/// nothing (`ambiguous_answered_review`), and with `payWhenAmbiguous` asks the costly provider anyway.
+/// place meant; `ambiguous_settled_by_paying` counts how often. When the cheap source lists two or more of
+/// the fitting places (`ambiguous_seen_by_cheap`: what a pipeline can see), the oracle neither pays for the
+/// question nor counts it wrong; the pipeline by default answers it `review` with the fitting places and
+/// pays nothing (`ambiguous_answered_review`), and with `payWhenAmbiguous` asks the costly provider anyway.
 ///
 /// The query generator is independent of the matcher's rules: names are typed the way people type them
 /// (the slips below, from the misspelling literature), not the way the matcher forgives them, and nothing
@@ -66,6 +67,8 @@ enum PipelineBenchmark {
             print("\(label).without_kind_word_naming_several_places \(shared) count")
             let ambiguous = workload.filter { $0.fitting.count > 1 }
             print("\(label).ambiguous_lookups \(ambiguous.count) count (\(Set(ambiguous.map { keys.cacheKey($0.request) }).count) distinct questions)")
+            let seen = workload.filter(\.ambiguousToCheap)
+            print("\(label).ambiguous_seen_by_cheap \(seen.count) count (\(Set(seen.map { keys.cacheKey($0.request) }).count) distinct questions)")
             let settled = ambiguous.filter { $0.fitting.first == $0.truth }.count
             print("\(label).ambiguous_settled_by_paying \(settled) of \(ambiguous.count) count (the costly provider's guess is the place meant)")
 
@@ -137,13 +140,17 @@ enum PipelineBenchmark {
             spent = spent + outcome.cost
             paidCalls += outcome.calls["costly", default: 0]
             let isAmbiguous = item.fitting.count > 1
-            if useCheap && outcome.calls["costly", default: 0] > 0 && world.cheapKnows[item.truth] && !isAmbiguous {
+            if useCheap && outcome.calls["costly", default: 0] > 0 && world.cheapKnows[item.truth] && !item.ambiguousToCheap {
                 avoidable[item.typing, default: 0] += 1
             }
             if isAmbiguous && outcome.calls["costly", default: 0] > 0 { paidForAmbiguous += 1 }
             if !outcome.ambiguousCandidates.isEmpty && !outcome.isAccepted { ambiguousReview += 1 }
             if isAmbiguous && outcome.isAccepted {
                 ambiguousAccepted += 1
+                if ProcessInfo.processInfo.environment["PIPELINE_BENCH_DEBUG"] != nil && ambiguousAccepted <= 8 {
+                    let fits = item.fitting.map { world.places[$0].name }.joined(separator: " | ")
+                    FileHandle.standardError.write(Data("\(label): ambiguous \"\(item.request.query.name)\" (\(item.typing)) fits \(fits); accepted \(outcome.place?.name ?? "-")\n".utf8))
+                }
                 if outcome.place.map(world.truth(of:)) == item.truth { ambiguousAcceptedRight += 1 }
             }
             if outcome.cache == .hit { cacheHits += 1 }
@@ -193,12 +200,12 @@ enum PipelineBenchmark {
         return ReplayResult(spent: spent, wrong: wrong, ambiguousReview: ambiguousReview)
     }
 
-    /// One paid call per distinct question whose place the cheap source lacks, unless the question is
-    /// ambiguous (no source settles it): the cache keys come from a pipeline with the same policy, so the
+    /// One paid call per distinct question whose place the cheap source lacks, unless the cheap source
+    /// shows the question is ambiguous (no source settles it): the cache keys come from a pipeline with the same policy, so the
     /// oracle and the pipeline share one notion of "the same question".
     private static func oracleSpend(world: PipelineBenchWorld, workload: [PipelineBenchLookup]) -> MicroDollars {
         var paid = Set<String>()
-        for item in workload where !world.cheapKnows[item.truth] && item.fitting.count < 2 {
+        for item in workload where !world.cheapKnows[item.truth] && !item.ambiguousToCheap {
             paid.insert(keys.cacheKey(item.request))
         }
         return MicroDollars(price.value * Int64(paid.count))
@@ -248,6 +255,9 @@ struct PipelineBenchLookup: Sendable {
     /// The places the question fits equally well, nearest the user first (see ``PipelineBenchWorld/fitting(_:near:)``):
     /// two or more make it ambiguous.
     var fitting: [Int]
+    /// The question is ambiguous and the cheap source lists two or more of the places that fit it: the
+    /// ambiguity a pipeline can see.
+    var ambiguousToCheap: Bool
 }
 
 /// Generated businesses with known identities, so every accepted answer can be checked against the truth.
@@ -351,25 +361,49 @@ struct PipelineBenchWorld: Sendable {
     /// How far from the user a place may be to fit a question.
     static let fitDistance = 150.0
 
-    /// The places within ``fitDistance`` of the user that fit the question best, nearest first, as a provider
-    /// that knows every place sees them: those sharing the most of its words (equal, the same first four
-    /// letters, or one typo apart); of those, the ones named by exactly the words matched ("Kalmari" the
-    /// museum, asked "Kalmari"), when there are any. Two or more make the question ambiguous.
+    /// The places within ``fitDistance`` of the user that fit the question best, nearest first, as a source
+    /// that lists every place under its name and its Finnish name (as one indexing alternate names does)
+    /// sees them. Each word typed fits the listed word it fits best: equal (3), one typo apart (2), the same first four letters (1). The places whose
+    /// words fit best in sum; of those, the ones every word of whose name was typed ("Kalmari" the museum,
+    /// asked "Kalmari"), when there are any. Two or more make the question ambiguous.
     func fitting(_ name: String, near: Coordinate) -> [Int] {
         let asked = PipelineBenchProvider.words(name)
-        var most = 0
+        var best = 0
         var top: [(place: Int, whole: Bool, distance: Double)] = []
         for i in around(near) {
             let distance = GeoMath.distance(near, places[i].coordinate)
             guard distance <= Self.fitDistance else { continue }
-            let listed = PipelineBenchProvider.words(places[i].name)
-            let shared = asked.filter { word in listed.contains { PipelineBenchProvider.sameWord(word, $0) } }.count
-            guard shared > 0, shared >= most else { continue }
-            if shared > most { most = shared; top = [] }
-            top.append((i, listed.count == shared, distance))
+            var sum = 0, whole = false
+            for listing in [places[i].name, finnishName(i)] {
+                let words = PipelineBenchProvider.words(listing)
+                let fit = asked.map { word in words.map { Self.wordFit(word, $0) }.max() ?? 0 }.reduce(0, +)
+                let all = words.allSatisfy { listedWord in asked.contains { Self.wordFit($0, listedWord) > 0 } }
+                if fit > sum || (fit == sum && all) { (sum, whole) = (fit, all) }
+            }
+            guard sum > 0, sum >= best else { continue }
+            if sum > best { best = sum; top = [] }
+            top.append((i, whole, distance))
         }
         let whole = top.filter(\.whole)
         return (whole.isEmpty ? top : whole).sorted { $0.distance < $1.distance }.map(\.place)
+    }
+
+    /// The name the cheap source lists a place under, nil when it does not know the place.
+    func cheapListing(_ i: Int) -> String? {
+        guard cheapKnows[i] else { return nil }
+        return cheapFinnish[i] ? finnishName(i) : places[i].name
+    }
+
+    /// The place's name with its kind word in Finnish ("Kalmari Grilli").
+    func finnishName(_ i: Int) -> String {
+        let kind = Self.kinds[kindOf[i]]
+        return kind.finnish.isEmpty ? stems[i] : "\(stems[i]) \(kind.finnish)"
+    }
+
+    static func wordFit(_ a: [Character], _ b: [Character]) -> Int {
+        if a == b { return 3 }
+        if min(a.count, b.count) >= 4 && PipelineBenchProvider.oneEditApart(a, b) { return 2 }
+        return a.prefix(4) == b.prefix(4) ? 1 : 0
     }
 
     /// The places within about 400 m of a point.
@@ -401,8 +435,10 @@ struct PipelineBenchWorld: Sendable {
                 (name, typing) = (places[truth].name, "exact")
             }
             let query = MatchQuery(name: name, near: near)
+            let fits = fitting(name, near: near)
             return PipelineBenchLookup(request: LookupRequest(query: query, requiredFields: PipelineBenchmark.required),
-                                       truth: truth, typing: typing, fitting: fitting(name, near: near))
+                                       truth: truth, typing: typing, fitting: fits,
+                                       ambiguousToCheap: fits.count > 1 && fits.filter { cheapKnows[$0] }.count > 1)
         }
     }
 
@@ -470,10 +506,7 @@ struct PipelineBenchProvider: PlaceProvider {
         var found: [(shared: Int, distance: Double, place: Place)] = []
         for i in world.around(near) where !cheap || world.cheapKnows[i] {
             var place = world.places[i]
-            if cheap && world.cheapFinnish[i] {
-                let kind = PipelineBenchWorld.kinds[world.kindOf[i]]
-                place.name = kind.finnish.isEmpty ? world.stems[i] : "\(world.stems[i]) \(kind.finnish)"
-            }
+            if cheap, let listing = world.cheapListing(i) { place.name = listing }
             let listed = Self.words(place.name)
             let shared = asked.filter { word in listed.contains { Self.sameWord(word, $0) } }.count
             guard shared > 0 else { continue }

@@ -14,10 +14,14 @@ public struct LookupPolicy: Sendable {
     /// Providers `--offline` may use (the local index).
     public var offlineProviders: Set<String>
     public var merger: PlaceMerger
+    /// `[pipeline] pay_when_ambiguous`: every lookup pays for an ambiguous question as if it asked to
+    /// (``LookupRequest/payWhenAmbiguous``).
+    public var payWhenAmbiguous: Bool
 
     public init(grid: CoordinateGrid = CoordinateGrid(meters: 100), answerTTL: TimeInterval = 7 * 86_400,
                 negativeTTL: TimeInterval = 6 * 3_600, offlineProviders: Set<String> = ["local"],
-                merger: PlaceMerger = PlaceMerger()) {
+                merger: PlaceMerger = PlaceMerger(), payWhenAmbiguous: Bool = false) {
+        self.payWhenAmbiguous = payWhenAmbiguous
         self.grid = grid
         self.answerTTL = answerTTL
         self.negativeTTL = negativeTTL
@@ -65,7 +69,7 @@ public final class LookupPipeline: Sendable {
         let required = request.requiredFields == request.query.fields
             ? "" : "|req=" + request.requiredFields.sorted().map(\.rawValue).joined(separator: ",")
         return "lookup|" + request.query.canonicalForm(grid: policy.grid) + required
-            + (request.payWhenAmbiguous ? "|pay-ambiguous" : "")
+            + (paysWhenAmbiguous(request) ? "|pay-ambiguous" : "")
     }
 
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
@@ -82,6 +86,9 @@ public final class LookupPipeline: Sendable {
         shared.calls = [:]
         return shared
     }
+
+    /// Whether paid providers are asked for an ambiguous question: the request or the policy says so.
+    func paysWhenAmbiguous(_ request: LookupRequest) -> Bool { request.payWhenAmbiguous || policy.payWhenAmbiguous }
 
     /// The providers a request may use, cheapest first for its fields.
     public func chain(for request: LookupRequest) -> [(provider: any PlaceProvider, quote: PriceQuote)] {
@@ -124,7 +131,7 @@ public final class LookupPipeline: Sendable {
             steps.append(LookupStep(.skipped, "offline: only the cache and \(policy.offlineProviders.sorted().joined(separator: ", "))"))
         }
         for (provider, quote) in chain(for: request) {
-            if let ambiguity, quote.cost > .zero, !request.payWhenAmbiguous {
+            if let ambiguity, quote.cost > .zero, !paysWhenAmbiguous(request) {
                 let names = ambiguity.places.map(\.name).joined(separator: ", ")
                 steps.append(LookupStep(.skipped, provider: provider.name,
                                         "ambiguous: \(names) fit the question equally; a paid answer would be a guess (pay_when_ambiguous is off)"))

@@ -59,7 +59,8 @@ public final class LookupService: Sendable {
         }
         return LookupPolicy(grid: CoordinateGrid(meters: settings.cache.gridMeters), answerTTL: settings.cache.answerTTL,
                             negativeTTL: settings.cache.negativeTTL,
-                            merger: PlaceMerger(preference: preference, defaultPreference: settings.defaultPreference))
+                            merger: PlaceMerger(preference: preference, defaultPreference: settings.defaultPreference),
+                            payWhenAmbiguous: settings.payWhenAmbiguous)
     }
 
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
