@@ -89,14 +89,14 @@ let package = Package(
         .target(name: "PlacesConfig", dependencies: ["PlacesCore", "TOMLKit"], path: "Sources/PlacesConfig"),
         .target(
             name: "PlacesPipeline",
-            dependencies: ["PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger"],
+            dependencies: ["PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger", .product(name: "Logging", package: "swift-log")],
             path: "Sources/PlacesPipeline"),
         .target(
             name: "PlacesApp",
             dependencies: [
                 "PlacesCore", "PlacesMatching", "PlacesHours", "PlaceIndex", "LocalProvider", "LookupCache",
                 "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider",
-                "NominatimProvider", "PlacesConfig", "PlacesPipeline", "StoreSupport",
+                "NominatimProvider", "PlacesConfig", "PlacesPipeline", "StoreSupport", "PostgresStorage",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PlacesApp",
@@ -118,7 +118,7 @@ let package = Package(
             name: "PlacesCLI",
             dependencies: [
                 "PlacesApp", "PlacesServer", "RESP", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
-                "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
+                "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "PostgresStorage",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -186,7 +186,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "PlacesAppTests",
-            dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "PlacesApp", "PlacesConfig", "PlacesPipeline", "BudgetLedger", "LookupCache", "FakeUpstream",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .target(
             name: "PostgresTestCluster",
             dependencies: ["PostgresStorage", .product(name: "PostgresNIO", package: "postgres-nio")],
@@ -200,7 +203,10 @@ let package = Package(
             dependencies: ["PlacesServer", "RESP", "PlacesApp", "PlacesPipeline", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",
-            dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", "PostgresTestCluster",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/CorpusTests"),
     ],
     swiftLanguageModes: [.v6]
