@@ -1,4 +1,4 @@
-import CZlib
+import CSystemZlib
 import Foundation
 import PlaceIndex
 import PlacesCore
@@ -155,7 +155,7 @@ public struct LocalImporter: Sendable {
         var summary = ImportSummary(file: fileName, kind: .osmPBF)
         do {
             try writer.removeSource(fileName)
-            var extractor = OSMPlaceExtractor()
+            var extractor = OSMPlaceExtractor(fileSize: reader.fileSize)
             var candidates: [OSMPlaceExtractor.Candidate] = []
             try reader.forEachElement(progress: { read, total in
                 progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))

@@ -64,32 +64,119 @@ public struct OSMPBFReader: Sendable {
     public var fileSize: Int { data.count }
 
     /// Calls `body` for every node, way and relation in file order.
+    ///
+    /// Blocks are inflated and decoded on every core, a window of them at a time, while `body` runs on the
+    /// calling thread over the window before (in file order, so callers see exactly what a one-thread read
+    /// gives them). A corrupt block throws after every element of the blocks before it was delivered.
     /// - Parameter progress: receives (bytes read, total bytes) after each block.
     public func forEachElement(
         progress: ((Int, Int) -> Void)? = nil,
         _ body: (OSMElement) throws -> Void
     ) throws {
         let fileName = url.lastPathComponent
+        let windowSize = max(2, ProcessInfo.processInfo.activeProcessorCount) * 4
         try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             var offset = dataStart
-            while let block = try Self.nextBlock(in: bytes, at: &offset, fileName: fileName) {
-                guard block.type == "OSMData" else { continue }  // Unknown blocks are skippable by spec.
-                let payload = try Self.payload(of: block, in: bytes, fileName: fileName)
-                try payload.withUnsafeBytes { raw in
+            var framingError: InputError?
+            /// The next window's `OSMData` blocks; a framing error ends the file after them.
+            func nextWindow() -> [Block] {
+                var window: [Block] = []
+                while window.count < windowSize, framingError == nil {
                     do {
-                        try PrimitiveBlockDecoder.decode(raw, body)
-                    } catch let error as ProtobufError {
-                        throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
+                        guard let block = try Self.nextBlock(in: bytes, at: &offset, fileName: fileName) else { break }
+                        if block.type == "OSMData" { window.append(block) }  // Unknown blocks are skippable by spec.
+                    } catch {
+                        framingError = error
                     }
                 }
-                progress?(offset, bytes.count)
+                return window
             }
+            let base = SendableBytes(bytes)
+            var window = nextWindow()
+            var decoding = DecodedWindow.start(window, in: base, fileName: fileName)
+            while !window.isEmpty {
+                let next = nextWindow()
+                // Decode the next window while this thread hands the current one to `body`.
+                let nextDecoding = next.isEmpty ? nil : DecodedWindow.start(next, in: base, fileName: fileName)
+                let decoded = decoding.wait()
+                for (block, result) in zip(window, decoded) {
+                    for element in try result.get() { try body(element) }
+                    progress?(block.blobRange.upperBound, bytes.count)
+                }
+                window = next
+                if let nextDecoding { decoding = nextDecoding }
+            }
+            if let framingError { throw framingError }
         }
+    }
+
+    /// The file's bytes, shared read-only with the decoding threads (the mapping outlives them: every
+    /// window is waited for before `forEachElement` returns or throws).
+    private struct SendableBytes: @unchecked Sendable {
+        let bytes: UnsafeRawBufferPointer
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    }
+
+    /// One window of blocks being inflated and decoded on the global queue, one block per task.
+    private final class DecodedWindow: @unchecked Sendable {
+        private var results: [Result<[OSMElement], InputError>]
+        private let group = DispatchGroup()
+
+        private init(count: Int) {
+            results = Array(repeating: .success([]), count: count)
+        }
+
+        static func start(_ blocks: [Block], in file: SendableBytes, fileName: String) -> DecodedWindow {
+            let window = DecodedWindow(count: blocks.count)
+            let group = window.group
+            group.enter()
+            DispatchQueue.global().async {
+                // Each iteration writes only its own slot; `wait()` reads them after the group is left.
+                window.results.withUnsafeMutableBufferPointer { slots in
+                    let slots = SendableSlots(slots)
+                    DispatchQueue.concurrentPerform(iterations: blocks.count) { i in
+                        do throws(InputError) {
+                            slots.slots[i] = .success(try OSMPBFReader.decode(blocks[i], in: file.bytes, fileName: fileName))
+                        } catch {
+                            slots.slots[i] = .failure(error)
+                        }
+                    }
+                }
+                group.leave()
+            }
+            return window
+        }
+
+        func wait() -> [Result<[OSMElement], InputError>] {
+            group.wait()
+            return results
+        }
+    }
+
+    private struct SendableSlots: @unchecked Sendable {
+        let slots: UnsafeMutableBufferPointer<Result<[OSMElement], InputError>>
+        init(_ slots: UnsafeMutableBufferPointer<Result<[OSMElement], InputError>>) { self.slots = slots }
+    }
+
+    /// Inflates and decodes one `OSMData` block into its elements, in file order.
+    private static func decode(_ block: Block, in bytes: UnsafeRawBufferPointer, fileName: String) throws(InputError) -> [OSMElement] {
+        let payload = try payload(of: block, in: bytes, fileName: fileName)
+        var elements: [OSMElement] = []
+        do {
+            try payload.withUnsafeBytes { raw in
+                try PrimitiveBlockDecoder.decode(raw) { elements.append($0) }
+            }
+        } catch let error as ProtobufError {
+            throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
+        } catch {
+            throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
+        }
+        return elements
     }
 
     // MARK: Framing
 
-    private struct Block {
+    private struct Block: Sendable {
         var type: String
         /// Offset of the block's 4-byte length prefix, for error messages.
         var offset: Int
