@@ -3,8 +3,9 @@
 #   bench/.data/scale.osm.pbf      the Helsinki extract tiled TILES times (167 by default: ~5.0 million objects,
 #                                  ~250,000 named POIs), shifted coordinates, renumbered ids, sorted like a
 #                                  Geofabrik extract, zlib-compressed blobs (osmium's default)
-#   bench/.data/cities1000.txt.gz  a GeoNames dump with alternate names: CITIES1000 if given (the real
-#                                  geonames-cities1000.txt.gz), else the bundled cities15000 tiled to ~170,000 rows
+#   bench/.data/cities1000.txt.gz  a GeoNames dump with alternate names: CITIES1000 (the real
+#                                  geonames-cities1000.txt.gz; by default the team's copy in ../shared/data when it is
+#                                  there), else the bundled cities15000 tiled to ~170,000 rows
 # Needs osmium-tool and python3 (apt-get install osmium-tool python3); the product itself never uses them.
 #
 #   bash bench/make-scale-extract.sh
@@ -16,6 +17,9 @@ OUT=${OUT:-$ROOT/bench/.data}
 TILES=${TILES:-167}
 HELSINKI=$ROOT/Sources/PlacesApp/Resources/EmbeddedData/helsinki.osm.pbf
 CITIES15000=$ROOT/Sources/PlacesApp/Resources/EmbeddedData/geonames-cities15000.txt.gz
+if [[ -z ${CITIES1000:-} && -s $ROOT/../shared/data/geonames-cities1000.txt.gz ]]; then
+  CITIES1000=$ROOT/../shared/data/geonames-cities1000.txt.gz
+fi
 command -v osmium >/dev/null || { echo "make-scale-extract.sh: osmium is not installed (apt-get install osmium-tool)" >&2; exit 2; }
 mkdir -p "$OUT"
 

@@ -10,8 +10,9 @@ import PlacesCore
 /// then: a country of 300 million nodes needs 4.8 GB of them, which then live in the page cache, not in the
 /// process, and peak memory stays flat whatever the extract.
 struct NodeLocationStore {
-    /// Files above this size keep node positions on disk (about 25 million nodes: 400 MB in memory).
-    static let onDiskAboveFileSize = 256 << 20
+    /// Files above this size keep node positions on disk (from about 6 million nodes, 100 MB in memory: a
+    /// small country; the generated 5-million-object benchmark extract is just over it).
+    static let onDiskAboveFileSize = 64 << 20
 
     /// One position, 16 bytes.
     struct Record {
@@ -90,7 +91,7 @@ private final class SpillFile {
 
     deinit {
         unmap()
-        if descriptor >= 0 { _ = Foundation.close(descriptor) }
+        if descriptor >= 0 { _ = close(descriptor) }
     }
 
     /// Appends a run of records; false (and nothing written) when the disk refuses them, so they stay in memory.

@@ -3,7 +3,7 @@ import PlacesCore
 
 /// A native reader of OpenStreetMap `.osm.pbf` extracts (the Geofabrik download format).
 ///
-/// The file is memory-mapped and read block by block: 4-byte big-endian `BlobHeader` length, the
+/// The file is memory-mapped (``MappedFile``) and read block by block: 4-byte big-endian `BlobHeader` length, the
 /// `BlobHeader`, then a `Blob` holding raw or zlib-compressed data. The first block is the
 /// `OSMHeader`; the rest are `OSMData` primitive blocks with dense nodes, ways and relations.
 ///
@@ -19,7 +19,7 @@ import PlacesCore
 public struct OSMPBFReader: Sendable {
     public let url: URL
     public let header: OSMHeader
-    private let data: Data
+    private let file: MappedFile
     /// Where the first `OSMData` block starts.
     private let dataStart: Int
 
@@ -28,15 +28,10 @@ public struct OSMPBFReader: Sendable {
 
     public init(url: URL) throws {
         self.url = url
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw InputError("\(url.lastPathComponent): cannot read the file (\(error.localizedDescription))")
-        }
-        self.data = data
+        let file = try MappedFile(url: url)
+        self.file = file
         let fileName = url.lastPathComponent
-        let parsed: (OSMHeader, Int) = try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
+        let parsed: (OSMHeader, Int) = try { (bytes: UnsafeRawBufferPointer) throws in
             var offset = 0
             guard let block = try Self.nextBlock(in: bytes, at: &offset, fileName: fileName) else {
                 throw InputError("\(fileName): empty file, not an .osm.pbf extract")
@@ -56,12 +51,12 @@ public struct OSMPBFReader: Sendable {
                 throw InputError("\(fileName): requires features this reader does not support: \(unsupported.joined(separator: ", "))")
             }
             return (header, offset)
-        }
+        }(file.bytes)
         self.header = parsed.0
         self.dataStart = parsed.1
     }
 
-    public var fileSize: Int { data.count }
+    public var fileSize: Int { file.bytes.count }
 
     /// Calls `body` for every node, way and relation in file order.
     ///
@@ -75,7 +70,8 @@ public struct OSMPBFReader: Sendable {
     ) throws {
         let fileName = url.lastPathComponent
         let windowSize = max(2, ProcessInfo.processInfo.activeProcessorCount) * 4
-        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+        let mapped = file
+        try { (bytes: UnsafeRawBufferPointer) in
             var offset = dataStart
             var framingError: InputError?
             /// The next window's `OSMData` blocks; a framing error ends the file after them.
@@ -91,71 +87,31 @@ public struct OSMPBFReader: Sendable {
                 }
                 return window
             }
-            let base = SendableBytes(bytes)
+            func decoding(_ blocks: [Block]) -> ParallelBatch<Result<[OSMElement], InputError>> {
+                ParallelBatch.start(blocks) { block in Result { () throws(InputError) in try Self.decode(block, in: mapped.bytes, fileName: fileName) } }
+            }
             var window = nextWindow()
-            var decoding = DecodedWindow.start(window, in: base, fileName: fileName)
+            var decoded = decoding(window)
+            var ahead: ParallelBatch<Result<[OSMElement], InputError>>?
+            // However this ends (`body` may throw), no decoding thread may outlive the file's bytes.
+            defer {
+                _ = ahead?.wait()
+                _ = decoded.wait()
+            }
             while !window.isEmpty {
                 let next = nextWindow()
                 // Decode the next window while this thread hands the current one to `body`.
-                let nextDecoding = next.isEmpty ? nil : DecodedWindow.start(next, in: base, fileName: fileName)
-                let decoded = decoding.wait()
-                for (block, result) in zip(window, decoded) {
+                ahead = next.isEmpty ? nil : decoding(next)
+                for (block, result) in zip(window, decoded.wait()) {
                     for element in try result.get() { try body(element) }
                     progress?(block.blobRange.upperBound, bytes.count)
                 }
+                if let end = window.last?.blobRange.upperBound { mapped.release(before: end) }
                 window = next
-                if let nextDecoding { decoding = nextDecoding }
+                if let ahead { decoded = ahead }
             }
             if let framingError { throw framingError }
-        }
-    }
-
-    /// The file's bytes, shared read-only with the decoding threads (the mapping outlives them: every
-    /// window is waited for before `forEachElement` returns or throws).
-    private struct SendableBytes: @unchecked Sendable {
-        let bytes: UnsafeRawBufferPointer
-        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-    }
-
-    /// One window of blocks being inflated and decoded on the global queue, one block per task.
-    private final class DecodedWindow: @unchecked Sendable {
-        private var results: [Result<[OSMElement], InputError>]
-        private let group = DispatchGroup()
-
-        private init(count: Int) {
-            results = Array(repeating: .success([]), count: count)
-        }
-
-        static func start(_ blocks: [Block], in file: SendableBytes, fileName: String) -> DecodedWindow {
-            let window = DecodedWindow(count: blocks.count)
-            let group = window.group
-            group.enter()
-            DispatchQueue.global().async {
-                // Each iteration writes only its own slot; `wait()` reads them after the group is left.
-                window.results.withUnsafeMutableBufferPointer { slots in
-                    let slots = SendableSlots(slots)
-                    DispatchQueue.concurrentPerform(iterations: blocks.count) { i in
-                        do throws(InputError) {
-                            slots.slots[i] = .success(try OSMPBFReader.decode(blocks[i], in: file.bytes, fileName: fileName))
-                        } catch {
-                            slots.slots[i] = .failure(error)
-                        }
-                    }
-                }
-                group.leave()
-            }
-            return window
-        }
-
-        func wait() -> [Result<[OSMElement], InputError>] {
-            group.wait()
-            return results
-        }
-    }
-
-    private struct SendableSlots: @unchecked Sendable {
-        let slots: UnsafeMutableBufferPointer<Result<[OSMElement], InputError>>
-        init(_ slots: UnsafeMutableBufferPointer<Result<[OSMElement], InputError>>) { self.slots = slots }
+        }(mapped.bytes)
     }
 
     /// Inflates and decodes one `OSMData` block into its elements, in file order.
