@@ -101,7 +101,7 @@ let package = Package(
             dependencies: [
                 "PlacesCore", "PlacesMatching", "PlacesHours", "PlaceIndex", "LocalProvider", "LookupCache",
                 "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "YelpProvider", "FoursquareProvider",
-                "NominatimProvider", "PlacesConfig", "PlacesPipeline", "StoreSupport",
+                "NominatimProvider", "PlacesConfig", "PlacesPipeline", "StoreSupport", "PostgresStorage",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PlacesApp",
@@ -123,7 +123,7 @@ let package = Package(
             name: "PlacesCLI",
             dependencies: [
                 "PlacesApp", "PlacesServer", "RESP", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
-                "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP",
+                "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "PostgresStorage",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -205,7 +205,10 @@ let package = Package(
             dependencies: ["PlacesServer", "RESP", "PlacesApp", "PlacesPipeline", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",
-            dependencies: ["PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", "PostgresTestCluster",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/CorpusTests"),
     ],
     swiftLanguageModes: [.v6]

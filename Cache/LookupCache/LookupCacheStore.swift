@@ -143,5 +143,18 @@ public protocol LookupCacheStore: Sendable {
     func vacuum() async throws
 
     func stats() async throws -> CacheStats
+
+    /// Runs `body` as the only filler of `key` among every process sharing this cache, so a question that misses
+    /// in two instances at once is asked upstream once: the second waits, then (re-reading the cache first, as
+    /// `body` must) finds the first one's answer. A cache only one process uses needs no lock (the default):
+    /// in-process single flight already shares the call. `timeout` bounds the wait plus `body`.
+    func withFillLock<T: Sendable>(key: String, timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T
+}
+
+extension LookupCacheStore {
+    public func withFillLock<T: Sendable>(key: String, timeout: Duration,
+                                          _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await body()
+    }
 }
 

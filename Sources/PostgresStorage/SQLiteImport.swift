@@ -30,6 +30,11 @@ public enum SQLiteImport {
         public struct Count: Sendable, Hashable {
             public var copied = 0
             public var skipped = 0
+
+            public init(copied: Int = 0, skipped: Int = 0) {
+                self.copied = copied
+                self.skipped = skipped
+            }
         }
 
         public var cacheEntries = Count()
@@ -37,6 +42,8 @@ public enum SQLiteImport {
         public var limits = Count()
         public var spots = Count()
         public var visits = Count()
+
+        public init() {}
 
         public var description: String {
             [("spots", spots), ("visits", visits), ("budget charges", charges), ("budget limits", limits), ("cache entries", cacheEntries)]
