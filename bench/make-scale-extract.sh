@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Writes the scale benchmark data set into bench/.data (ignored by git; generated on demand, never committed):
 #   bench/.data/scale.osm.pbf      the Helsinki extract tiled TILES times (167 by default: ~5.0 million objects,
-#                                  ~250,000 named POIs), shifted coordinates, renumbered ids, sorted like a
-#                                  Geofabrik extract, zlib-compressed blobs (osmium's default)
+#                                  ~245,000 named POIs; NAMED=3 keeps a POI's name in 3 of 7 tiles: ~115,000),
+#                                  shifted coordinates, renumbered ids, sorted like a Geofabrik extract,
+#                                  zlib-compressed blobs (osmium's default)
 #   bench/.data/cities1000.txt.gz  a GeoNames dump with alternate names: CITIES1000 (the real
 #                                  geonames-cities1000.txt.gz; by default the team's copy in ../shared/data when it is
 #                                  there), else the bundled cities15000 tiled to ~170,000 rows
@@ -15,6 +16,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/bench/.data}
 TILES=${TILES:-167}
+NAMED=${NAMED:-7}
 HELSINKI=$ROOT/Sources/PlacesApp/Resources/EmbeddedData/helsinki.osm.pbf
 CITIES15000=$ROOT/Sources/PlacesApp/Resources/EmbeddedData/geonames-cities15000.txt.gz
 if [[ -z ${CITIES1000:-} && -s $ROOT/../shared/data/geonames-cities1000.txt.gz ]]; then
@@ -25,7 +27,7 @@ mkdir -p "$OUT"
 
 if [[ ! -s $OUT/scale.osm.pbf || ${FORCE:-0} == 1 ]]; then
   echo "writing $OUT/scale.osm.pbf ($TILES tiles of the Helsinki extract) …" >&2
-  osmium cat "$HELSINKI" -f opl | python3 "$ROOT/bench/make_scale_extract.py" "$TILES" \
+  osmium cat "$HELSINKI" -f opl | python3 "$ROOT/bench/make_scale_extract.py" "$TILES" "$NAMED" \
     | osmium cat -F opl - -o "$OUT/scale.osm.pbf" --overwrite
 fi
 osmium fileinfo -e "$OUT/scale.osm.pbf" | grep -E "Size|Number of (nodes|ways|relations)" >&2

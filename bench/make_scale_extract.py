@@ -7,21 +7,21 @@ every id renumbered so that the result is sorted (all nodes by id, then all ways
 as extracts from Geofabrik are. Ids are dense within a type (tile k's node with rank r in the original
 gets id k * nodes + r + 1), so both a dense and a sparse node store are exercised by real-looking data.
 
-To land near the issue's shape (about 5 million objects and 250,000 named POIs from 167 tiles of a
-city centre that has about 3,500 named POIs), a POI keeps its name in KEEP_NAMES of 7 tiles (chosen by
-its rank, so every tile keeps a different share): the other copies are unnamed, as most of a country's
-POI-tagged objects are. Nothing here reads the network; bench/make-scale-extract.sh drives it.
+167 tiles of the extract (30,010 objects, about 1,470 named POIs) make the issue's shape: about 5 million
+objects and 245,000 named POIs. A POI keeps its name in KEEP_NAMES of 7 tiles (the second argument, 7 by
+default; chosen by its rank, so every tile keeps a different share): the other copies are unnamed, as many
+of a country's POI-tagged objects are. Nothing here reads the network; bench/make-scale-extract.sh drives it.
 
-    osmium cat helsinki.osm.pbf -f opl | python3 bench/make_scale_extract.py 167 > big.opl
+    osmium cat helsinki.osm.pbf -f opl | python3 bench/make_scale_extract.py 167 7 > big.opl
 """
 import sys
 
 POI_KEYS = ("amenity=", "shop=", "tourism=", "leisure=", "office=", "craft=", "historic=", "railway=")
-KEEP_NAMES = 3  # of every 7 copies of a named POI
 
 
 def main() -> None:
     tiles = int(sys.argv[1]) if len(sys.argv) > 1 else 167
+    keep_names = int(sys.argv[2]) if len(sys.argv) > 2 else 7  # of every 7 copies of a named POI
     objects = {"n": [], "w": [], "r": []}
     for line in sys.stdin:
         line = line.rstrip("\n")
@@ -54,7 +54,7 @@ def main() -> None:
                         fields[i] = "x%.7f" % (float(field[1:]) + dx)
                     elif field.startswith("y") and len(field) > 1:
                         fields[i] = "y%.7f" % (float(field[1:]) + dy)
-                    elif field.startswith("T") and (rank + tile) % 7 >= KEEP_NAMES:
+                    elif field.startswith("T") and (rank + tile) % 7 >= keep_names:
                         tags = field[1:]
                         if any(key in tags for key in POI_KEYS):
                             fields[i] = "T" + ",".join(t for t in tags.split(",") if not t.startswith("name="))
