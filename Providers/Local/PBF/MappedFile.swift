@@ -1,4 +1,5 @@
 import Foundation
+import PlacesCore
 
 /// A file mapped read-only into memory, whose pages the reader hands back once it has read past them:
 /// a file-backed page the process touched counts against its resident memory until then, so without
