@@ -10,27 +10,40 @@ import Testing
 /// and the other parts of the application opened on a state directory of each test's own.
 actor SharedIndex {
     static let shared = SharedIndex()
-    private var service: PlacesService?
+    private var service: PlacesApplication?
 
-    func get() async throws -> PlacesService {
+    func get() async throws -> PlacesApplication {
         if let service { return service }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-server-tests-\(UUID().uuidString)")
         let environment = PlacesEnvironment.resolve(variables: ["PLACES_HOME": home.path])
         // Building the index blocks for seconds: keep it off the threads the servers' tasks need.
-        let opened = try await offPool { try PlacesService.open(environment) }
+        let opened = try await offPool { () throws -> PlacesApplication in
+            let app = try PlacesApplication.open(environment)
+            try app.openLocalIndex()  // built now, so `application(home:)` copies it
+            return app
+        }
         service = opened
         return opened
     }
 
-    /// The whole application as `places serve` opens it: the shared index, and the lookup pipeline
-    /// (no paid provider is configured, so it answers from the local index) and the spots on `home`.
+    /// The whole application as `places serve` opens it, on `home`: the shared index (its file copied
+    /// there, so nothing is built again), and the lookup pipeline (no paid provider is configured, so it
+    /// answers from the local index), cache, ledger and spots of `home`'s own.
     func application(home: URL) async throws -> ServerApplication {
-        let places = try await get()
+        let shared = try await get()
         let environment = PlacesEnvironment.resolve(variables: ["PLACES_HOME": home.path])
-        let providers = try LookupProviders.resolve(service: places, environment: environment)
-        let lookup = try LookupService(environment: environment, settings: try LookupService.settings(environment),
-                                       providers: providers.usable)
-        return ServerApplication(places: .success(places), lookup: .success(lookup), spots: .success(try SpotsService.open(environment)))
+        try environment.createDirectories()
+        for suffix in ["", "-wal"] {  // pages not yet checkpointed live in the WAL
+            let source = URL(fileURLWithPath: shared.environment.indexDatabase.path + suffix)
+            guard FileManager.default.fileExists(atPath: source.path) else { continue }
+            try FileManager.default.copyItem(at: source, to: URL(fileURLWithPath: environment.indexDatabase.path + suffix))
+        }
+        let app = try await offPool { () throws -> PlacesApplication in
+            let app = try PlacesApplication.open(environment)
+            try app.openLocalIndex()
+            return app
+        }
+        return ServerApplication(places: .success(app), lookup: .success(app), spots: .success(try app.spots))
     }
 }
 
