@@ -82,17 +82,42 @@ extension SpotsService {
                                         cost: outcome.cost, source: outcome.cache == .hit ? "cache" : place.id.provider))
     }
 
-    /// `add --at LAT,LON --name NAME`: a raw point, with the nearest known address (reverse geocoded) when there is one.
-    public func spot(at coordinate: Coordinate, attributes: SpotAttributes, app: PlacesApplication?, now: Date = Date()) async -> Spot {
+    /// How `add --at` without a name named the spot.
+    public enum SpotNaming: Sendable, Hashable {
+        /// After the nearest place (a POI) within ``SpotsService/namingRadius``.
+        case place(id: PlaceID, distance: Double)
+        /// After the point's street address (no place close enough).
+        case address
+    }
+
+    /// A POI farther than this from the point does not name it: at 30 m it is probably a neighbour.
+    public static let namingRadius = 30.0
+
+    /// `add --at LAT,LON [--name NAME]`: a raw point, with the nearest known address (reverse geocoded) when there is
+    /// one. Without a name, the spot is named after the nearest place within 30 m, else after its address, and
+    /// `naming` says which; without either (or without `app`), it stays unnamed and `naming` is `nil`.
+    public func spot(at coordinate: Coordinate, attributes: SpotAttributes, app: PlacesApplication?,
+                     now: Date = Date()) async -> (spot: Spot, naming: SpotNaming?) {
         var spot = Spot(name: attributes.name ?? "", coordinate: coordinate, createdAt: now)
+        var naming: SpotNaming?
         if let app, let answer = try? await app.reverse(coordinate) {
-            let street = answer.nearestDistance.flatMap { $0 <= 100 ? answer.nearest : nil }
-                .flatMap { $0.formattedAddress ?? $0.address?.formatted }
+            let close = answer.nearestDistance.flatMap { $0 <= 100 ? answer.nearest : nil }
+            let street = close.flatMap { $0.formattedAddress ?? $0.address?.formatted }
             spot.address = street ?? [answer.city, answer.region, answer.countryCode].compactMap { $0 }.joined(separator: ", ")
             if spot.address?.isEmpty == true { spot.address = nil }
+            if attributes.name == nil {
+                if let place = answer.nearest, let distance = answer.nearestDistance, distance <= Self.namingRadius,
+                   place.category != nil || !place.categories.isEmpty, !place.name.isEmpty {
+                    spot.name = place.name
+                    naming = .place(id: place.id, distance: distance)
+                } else if let street = street?.split(separator: ",").first.map(String.init), !street.isEmpty {
+                    spot.name = street
+                    naming = .address
+                }
+            }
         }
         attributes.apply(to: &spot)
-        return spot
+        return (spot, naming)
     }
 
     /// One spot's refresh: what changed between the old snapshot and the new answer.

@@ -56,15 +56,23 @@ struct SpotAttributeOptions: ParsableArguments {
 enum SpotOutput {
     static func shortID(_ spot: Spot) -> String { String(spot.id.storeKey.prefix(8)) }
 
+    /// A note in a table shows its first line, at most this many characters (the full note: `spots show`).
+    static let noteWidth = 24
+
+    static func truncated(_ text: String, to width: Int) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return line.count > width || line.count < text.count ? String(line.prefix(width - 1)) + "…" : line
+    }
+
     static func table(_ spots: [Spot], reference: Coordinate? = nil) -> String {
-        var rows: [[String]] = [["ID", "NAME", "CATEGORY"] + (reference == nil ? [] : ["DIST", "DIR"]) + ["RATING", "TAGS"]]
+        var rows: [[String]] = [["ID", "NAME", "CATEGORY"] + (reference == nil ? [] : ["DIST", "DIR"]) + ["RATING", "TAGS", "NOTE"]]
         for spot in spots {
             var row = [shortID(spot), spot.name, spot.category ?? ""]
             if let reference {
                 row.append(PlaceTable.formatDistance(GeoMath.distance(reference, spot.coordinate)))
                 row.append(GeoMath.compassPoint(GeoMath.bearing(from: reference, to: spot.coordinate)))
             }
-            row += [spot.rating?.rawValue ?? "", spot.tags.joined(separator: ", ")]
+            row += [spot.rating?.rawValue ?? "", spot.tags.joined(separator: ", "), truncated(spot.notes ?? "", to: noteWidth)]
             rows.append(row)
         }
         return PlaceTable.render(rows: rows)
@@ -106,7 +114,9 @@ struct SpotsAddCommand: AsyncParsableCommand {
             Exactly one of the three forms:
               --from ID                    saves a place you found with search or nearby, with its details
               --lookup NAME --near LAT,LON finds the place by name near a point, shows the match, saves it
-              --at LAT,LON --name NAME     saves a raw point; its address comes from a reverse geocode
+              --at LAT,LON [--name NAME]   saves a raw point; its address comes from a reverse geocode, and
+                                           without --name so does its name: the nearest place within 30 m,
+                                           else the street address (it says which)
             A spot that looks already saved (same attached place, or the matcher says same place within 150 m)
             is refused; add --allow-duplicate to save it anyway.
 
@@ -114,6 +124,7 @@ struct SpotsAddCommand: AsyncParsableCommand {
               places spots add --from osm:node/2385473 --tag coffee --rating like
               places spots add --lookup "Cafe Regatta" --near 60.1830,24.9096 --note "Cinnamon buns"
               places spots add --at 60.1699,24.9384 --name "Meeting point" --category meeting
+              places spots add --at 60.16961,24.93816 --note "window seat"
             """)
 
     @Option(help: ArgumentHelp("Save this place id (osm:node/1234, geonames:658225).", valueName: "ID"))
@@ -128,7 +139,7 @@ struct SpotsAddCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Save this raw point (with --name).", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate?
 
-    @Option(help: "The spot's name (required with --at; renames the place otherwise).")
+    @Option(help: "The spot's name (with --at, otherwise named after the nearest place or the address; renames the place otherwise).")
     var name: String?
 
     @OptionGroup var attributes: SpotAttributeOptions
@@ -144,13 +155,16 @@ struct SpotsAddCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
-    static let oneForm = "choose exactly one of --from ID, --lookup NAME --near LAT,LON, --at LAT,LON --name NAME"
+    static let oneForm = "choose exactly one of --from ID, --lookup NAME --near LAT,LON, --at LAT,LON [--name NAME]"
 
     func validate() throws {
         let forms = [from != nil, lookup != nil, at != nil].filter { $0 }.count
         guard forms == 1 else { throw ValidationError(Self.oneForm) }
         if lookup != nil && near == nil { throw ValidationError("--lookup needs --near LAT,LON") }
-        if at != nil && (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--at needs --name NAME") }
+        if at != nil && name == nil && noAddress {
+            throw ValidationError("--at without --name names the spot from the point's place or address: drop --no-address, or add --name NAME")
+        }
+        if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name needs a name that is not blank") }
     }
 
     func run() async throws {
@@ -176,7 +190,18 @@ struct SpotsAddCommand: AsyncParsableCommand {
                 attributes.apply(to: &saved)
                 spot = saved
             } else if let point = at {
-                spot = await spots.spot(at: point, attributes: attributes, app: noAddress ? nil : app)
+                let (named, naming) = await spots.spot(at: point, attributes: attributes, app: noAddress ? nil : app)
+                switch naming {
+                case .place(let id, let distance):
+                    printError("places: named it '\(named.name)' after the nearest place (\(id), \(PlaceTable.formatDistance(distance)) away)")
+                case .address:
+                    printError("places: named it '\(named.name)' after its address (no place within \(Int(SpotsService.namingRadius)) m)")
+                case nil where name == nil:
+                    throw InputError("nothing is known near \(point) to name the spot after: add --name NAME")
+                case nil:
+                    break
+                }
+                spot = named
             } else {
                 throw InputError(Self.oneForm)
             }
@@ -202,6 +227,7 @@ struct SpotsListCommand: AsyncParsableCommand {
               places spots list --category cafe --rating like
               places spots list --tag sauna --sort distance --at 60.17,24.94
               places spots list --group-by category --json
+              places spots list --sort visited
             """)
 
     @Option(help: "Only spots in this category.")
@@ -213,7 +239,9 @@ struct SpotsListCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only spots rated like, dislike or none.", valueName: "RATING"))
     var rating: String?
 
-    @Option(help: ArgumentHelp("name, recent or distance (needs --at).", valueName: "ORDER"))
+    @Option(help: ArgumentHelp(
+        "name, recent (last edited first), added (newest first), visited (last visited first) or distance (needs --at).",
+        valueName: "ORDER"))
     var sort: String = "name"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Reference point for distances.", valueName: "LAT,LON"), transform: Coordinate.argument)
@@ -229,14 +257,29 @@ struct SpotsListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            guard let order = SpotFilter.Sort(rawValue: sort) else { throw InputError("invalid --sort '\(sort)': expected name, recent or distance") }
+            let orders = ["name", "recent", "added", "visited", "distance"]
+            guard orders.contains(sort) else { throw InputError("invalid --sort '\(sort)': expected \(orders.joined(separator: ", "))") }
+            let order = SpotFilter.Sort(rawValue: sort) ?? .name
             let reference = at
             if order == .distance && reference == nil { throw InputError("--sort distance needs --at LAT,LON") }
             if let groupBy, groupBy != "category" { throw InputError("invalid --group-by '\(groupBy)': only 'category' is supported") }
             let ratingFilter: SpotRating?? = try rating.map { try SpotRating.parse($0) }
             let category = category.map { PlaceCategory.normalize($0) ?? $0 }
-            let spots = try await state.openSpots().store.list(
-                SpotFilter(category: category, tags: tags, rating: ratingFilter, sort: order, reference: reference))
+            let store = try state.openSpots().store
+            var spots = try await store.list(SpotFilter(category: category, tags: tags, rating: ratingFilter, sort: order, reference: reference))
+            if sort == "added" {
+                spots.sort { ($0.createdAt, $1.id.storeKey) > ($1.createdAt, $0.id.storeKey) }
+            } else if sort == "visited" {
+                // Last visit per spot; spots never visited keep name order after the visited ones.
+                var lastVisit: [UUID: Date] = [:]
+                for visit in try await store.visits() {
+                    if let id = visit.spotID { lastVisit[id] = max(lastVisit[id] ?? .distantPast, visit.time) }
+                }
+                spots = spots.enumerated().sorted { a, b in
+                    let (x, y) = (lastVisit[a.element.id] ?? .distantPast, lastVisit[b.element.id] ?? .distantPast)
+                    return x != y ? x > y : a.offset < b.offset
+                }.map(\.element)
+            }
             if groupBy != nil {
                 var groups: [String: [Spot]] = [:]
                 for spot in spots { groups[spot.category ?? "uncategorized", default: []].append(spot) }
