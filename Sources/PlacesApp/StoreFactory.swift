@@ -7,7 +7,10 @@ import SpotStore
 
 /// The one seam where places' stores are constructed: where each lives and how it is opened. The
 /// application opens each store through it, once, when a use case first needs it; nothing else in the
-/// program constructs a store. Another implementation of a store (PostgreSQL for shared state) plugs in here.
+/// program constructs a store, and the CLI and the server never hold one (they ask the application's
+/// use-case methods). Another implementation of a store plugs in here and nowhere else: with shared state
+/// configured (`PLACES_DATABASE_URL` or `[storage] url`, read by ``SharedStorage``), `openCache()`,
+/// `openLedger()` and `openSpots()` return the PostgreSQL stores instead of the SQLite files; the index stays local.
 struct StoreFactory: Sendable {
     let environment: PlacesEnvironment
     let settings: PipelineSettings
