@@ -23,7 +23,7 @@ import SpotStore
 ///
 /// ```swift
 /// let app = try PlacesApplication.open(.resolve()) { print($0) }
-/// let places = try await app.search(SearchQuery(text: "maya bar", near: here))
+/// let places = try await app.search(SearchQuery(text: "maya bar", near: here)).places
 /// let outcome = try await app.lookup(.asking(MatchQuery(name: "Maya Bar & Grill", near: here), for: [.phone]))
 /// ```
 public final class PlacesApplication: Sendable {
@@ -119,16 +119,14 @@ public final class PlacesApplication: Sendable {
     // MARK: Questions answered by the local index (or one named provider).
 
     /// Searches the local index, or asks one named provider (`places search --provider google`), metered
-    /// in the budget and cached within the provider's terms.
-    public func search(_ query: SearchQuery, provider name: String? = nil) async throws -> [Place] {
-        guard let name, !isLocal(name) else { return try withTimeZones(await local.search(query)) }
-        return try withTimeZones(await provider(named: name).search(query))
-    }
-
-    /// A local search with what to tell the user besides the places: "did you mean …" when nothing was
-    /// found but a word looks like a typo, and a coverage line when `near` lies outside every imported
-    /// map extract or nothing was found at all.
-    public func searchLocally(_ query: SearchQuery) throws -> LocalSearchOutcome {
+    /// in the budget and cached within the provider's terms. The CLI's `search` and the server's SEARCH both
+    /// ask here. A local search also says what to tell the user besides the places: "did you mean …" when
+    /// nothing was found but a word looks like a typo, and a coverage line when `near` lies outside every
+    /// imported map extract or nothing was found at all.
+    public func search(_ query: SearchQuery, provider name: String? = nil) async throws -> SearchOutcome {
+        if let name, !isLocal(name) {
+            return SearchOutcome(places: try withTimeZones(await provider(named: name).search(query)), notes: [])
+        }
         let index = try index
         let result = try index.searchExplained(text: query.text, near: query.near, radius: query.radius,
                                                category: query.category, limit: query.limit)
@@ -142,7 +140,7 @@ public final class PlacesApplication: Sendable {
         } else if result.places.isEmpty, result.didYouMean == nil {
             notes.append(.nothingMatches(text: query.text, importedFiles: sources.count))
         }
-        return LocalSearchOutcome(places: try withTimeZones(result.places), notes: notes)
+        return SearchOutcome(places: try withTimeZones(result.places), notes: notes)
     }
 
     /// What the local index holds: each imported file, newest first.
@@ -313,8 +311,8 @@ extension LookupRequest {
     }
 }
 
-/// A local search's places and what to tell the user about them.
-public struct LocalSearchOutcome: Sendable {
+/// A search's places and what to tell the user about them (a local search's notes; none from a provider).
+public struct SearchOutcome: Sendable {
     public var places: [Place]
     public var notes: [LocalSearchNote]
 }

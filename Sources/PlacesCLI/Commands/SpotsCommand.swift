@@ -235,7 +235,7 @@ struct SpotsListCommand: AsyncParsableCommand {
             if let groupBy, groupBy != "category" { throw InputError("invalid --group-by '\(groupBy)': only 'category' is supported") }
             let ratingFilter: SpotRating?? = try rating.map { try SpotRating.parse($0) }
             let category = category.map { PlaceCategory.normalize($0) ?? $0 }
-            let spots = try await state.openSpots().store.list(
+            let spots = try await state.openSpots().list(
                 SpotFilter(category: category, tags: tags, rating: ratingFilter, sort: order, reference: reference))
             if groupBy != nil {
                 var groups: [String: [Spot]] = [:]
@@ -276,7 +276,7 @@ struct SpotsShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            try SpotOutput.printSpot(try await state.openSpots().store.resolve(id), json: json)
+            try SpotOutput.printSpot(try await state.openSpots().spot(id), json: json)
         }
     }
 }
@@ -311,7 +311,7 @@ struct SpotsEditCommand: AsyncParsableCommand {
             let newRating = try rating.map { try SpotRating.parse($0) }
             let point = at
             let (name, category, note, addTag, removeTag) = (name, category, note, addTag, removeTag)
-            let spot = try await state.openSpots().store.update(id) { spot in
+            let spot = try await state.openSpots().update(id) { spot in
                 if let name { spot.name = name }
                 if let category { spot.category = category.isEmpty ? nil : PlaceCategory.normalize(category) ?? category }
                 if let note { spot.notes = note.isEmpty ? nil : note }
@@ -346,7 +346,7 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
-            let spot = try await spots.store.resolve(id)
+            let spot = try await spots.spot(id)
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
                     throw InputError("refusing to delete '\(spot.name)' without confirmation: stdin is not a terminal; add --yes")
@@ -358,7 +358,7 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
                     return
                 }
             }
-            try await spots.store.remove(spot.id.storeKey)
+            try await spots.remove(spot.id.storeKey)
             print(TerminalText.safe("deleted \(SpotOutput.shortID(spot))  \(spot.name)"))
         }
     }
@@ -376,7 +376,7 @@ struct SpotsCategoriesCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let counts = try await state.openSpots().store.categories()
+            let counts = try await state.openSpots().categories()
             if json {
                 struct Entry: Encodable { let category: String?; let count: Int
                     func encode(to encoder: any Encoder) throws {

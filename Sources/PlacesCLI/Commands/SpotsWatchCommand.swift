@@ -50,7 +50,7 @@ struct SpotsWatchCommand: AsyncParsableCommand {
         try await reportingErrors(verbose: state.verbose) {
             guard exitMargin >= 0 else { throw InputError("invalid --exit-margin \(exitMargin): expected 0 or more metres") }
             guard monitor >= 1 else { throw InputError("invalid --monitor \(monitor): expected at least 1") }
-            let points = try await state.openSpots().store.allPoints()
+            let points = try await state.openSpots().allPoints()
             if points.isEmpty { printError("places: no saved spots to watch; add some with `places spots add`") }
             var watch = ProximityWatch(spots: points, settings: ProximityWatchSettings(
                 radius: radius, exitMargin: exitMargin, minAccuracy: minAccuracy, monitorCount: monitor,

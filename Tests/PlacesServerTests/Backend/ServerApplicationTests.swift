@@ -59,7 +59,7 @@ func scratchHome() -> URL {
         let service = try await SharedIndex.shared.get()
         let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: scratchHome())))
         let near = Coordinate(latitude: 60.1721, longitude: 24.9450)
-        let places = try await service.search(SearchQuery(text: "maya bar", near: near))
+        let places = try await service.search(SearchQuery(text: "maya bar", near: near)).places
         #expect(places.first?.name.hasPrefix("Maya Bar") == true, "the bundled Helsinki extract knows Maya Bar & Grill")
         let expected = String(decoding: try PlacesJSON.places(places, reference: near), as: UTF8.self)
         let output = try await RedisCLI.run(port: server.port, ["SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"])
@@ -73,7 +73,7 @@ func scratchHome() -> URL {
     @Test func detailsReverseAndMissesMatchTheService() async throws {
         let service = try await SharedIndex.shared.get()
         let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: scratchHome())))
-        let id = try #require(try await service.search(SearchQuery(text: "maya bar")).first?.id)
+        let id = try #require(try await service.search(SearchQuery(text: "maya bar")).places.first?.id)
         let details = String(decoding: try PlacesJSON.place(try await service.details(id)), as: UTF8.self)
         let point = Coordinate(latitude: 60.1699, longitude: 24.9384)
         let reverse = String(decoding: try PlacesJSON.reverse(try await service.reverse(point)), as: UTF8.self)
