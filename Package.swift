@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "PlacesConfig", dependencies: ["PlacesCore", "TOMLKit"], path: "Sources/PlacesConfig"),
         .target(
             name: "PlacesPipeline",
-            dependencies: ["PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger"],
+            dependencies: ["PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger", .product(name: "Logging", package: "swift-log")],
             path: "Sources/PlacesPipeline"),
         .target(
             name: "PlacesApp",
@@ -186,7 +186,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "PlacesAppTests",
-            dependencies: ["PlacesApp", "PlacesConfig", "FakeUpstream", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "PlacesApp", "PlacesConfig", "PlacesPipeline", "BudgetLedger", "LookupCache", "FakeUpstream",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .target(
             name: "PostgresTestCluster",
             dependencies: ["PostgresStorage", .product(name: "PostgresNIO", package: "postgres-nio")],

@@ -34,6 +34,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// The storage failure inside `error`, if it is one; `directory` is where places keeps its files, named
     /// when the error itself does not say which file (SQLite's errors never do).
     public static func classify(_ error: any Error, directory: URL) -> StorageError? {
+        if let storage = error as? StorageError { return storage }
         // A store that failed to open knows its file: name that rather than the directory.
         if let opening = error as? StoreOpenError {
             return classify(opening.database, directory: URL(fileURLWithPath: opening.path))

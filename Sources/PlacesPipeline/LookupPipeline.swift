@@ -28,11 +28,13 @@ public struct LookupPolicy: Sendable {
 
 /// Cheap first, fuzzy-checked, costly fallback under a budget, behind a TTL cache.
 ///
-/// Providers are tried in increasing price for the requested fields (the configured chain order
-/// breaks ties). Each answer's candidates are scored against the question; a confident `match`
-/// that carries every requested field ends the lookup. Paid calls are reserved in the
-/// ``BudgetLedger`` first and refunded when the provider fails without billing. Concurrent
-/// identical lookups in one process share one run.
+/// The pipeline orders the chain, scores, merges and decides; money is not its business. Providers are
+/// tried in increasing price for the requested fields (the configured chain order breaks ties). Each
+/// answer's candidates are scored against the question; a confident `match` that carries every requested
+/// field ends the lookup. Every paid call goes through a ``MeteredProvider`` (the provider factory wraps
+/// network providers in one), which reserves in the ``BudgetLedger`` first and refunds a failure that is
+/// not billed; a call the budget denies ends that provider's turn. Concurrent identical lookups in one
+/// process share one run.
 ///
 /// ```swift
 /// let pipeline = LookupPipeline(providers: [local, yelp, google], scorer: MatcherScorer(matcher: matcher),
@@ -44,20 +46,34 @@ public final class LookupPipeline: Sendable {
     public let providers: [any PlaceProvider]
     public let scorer: any CandidateScorer
     public let cache: (any LookupCacheStore)?
-    public let ledger: (any BudgetLedger)?
     public let policy: LookupPolicy
     private let clock: @Sendable () -> Date
     private let flights = SingleFlight<LookupOutcome>()
 
+    /// - Parameter ledger: when given, each provider not already metered is wrapped in a ``MeteredProvider``
+    ///   on it (tests and benchmarks build providers by hand; the application's providers come metered).
     public init(providers: [any PlaceProvider], scorer: any CandidateScorer, cache: (any LookupCacheStore)?,
                 ledger: (any BudgetLedger)?, policy: LookupPolicy = LookupPolicy(),
                 clock: @escaping @Sendable () -> Date = { Date() }) {
-        self.providers = providers
+        self.providers = providers.map { provider in
+            guard let ledger, meteringLayer(of: provider) == nil else { return provider }
+            return MeteredProvider(provider, ledger: ledger)
+        }
         self.scorer = scorer
         self.cache = cache
-        self.ledger = ledger
         self.policy = policy
         self.clock = clock
+    }
+
+    /// Asks `provider` for candidates, through its metering layer when it has one (then the charge is what
+    /// the ledger recorded); an unmetered provider is charged its quote.
+    static func match(_ query: MatchQuery, on provider: any PlaceProvider) async throws -> Charged<[Place]> {
+        if let metered = meteringLayer(of: provider) {
+            return try await metered.charged(.match, fields: query.fields) { try await $0.match(query) }
+        }
+        let quote = provider.price(of: .match, fields: query.fields)
+        return Charged(value: try await provider.match(query),
+                       charge: Charge(quote: quote, cost: quote.cost, coveredByFreeAllowance: false))
     }
 
     /// The cache key of a request: the canonical question with its coordinates on the grid.
@@ -124,52 +140,49 @@ public final class LookupPipeline: Sendable {
         for (provider, quote) in chain(for: request) {
             // Per-lookup cap first: it needs no database.
             if quote.cost > .zero, let maxCost = request.maxCost, spent + quote.cost > maxCost {
-                let note = "\(provider.name) skipped: a call costs \(quote.cost), --max-cost \(maxCost) leaves \(maxCost - spent)"
+                let note = "\(provider.name) skipped: a call costs \(quote.cost), the lookup's cap \(maxCost) leaves \(maxCost - spent)"
                 budgetNote = budgetNote ?? note
                 steps.append(LookupStep(.budgetDenied, provider: provider.name, note, cost: quote.cost))
                 continue
             }
-            var reservation: Reservation?
-            if let ledger {
-                switch try await ledger.reserve(provider: provider.name, quote: quote) {
-                case .granted(let granted): reservation = granted
-                case .denied(let denial):
-                    budgetNote = budgetNote ?? "\(provider.name) skipped: \(denial)"
-                    steps.append(LookupStep(.budgetDenied, provider: provider.name, denial.description, cost: quote.cost))
-                    continue
-                }
-            }
-            let charged = reservation?.cost ?? quote.cost
             let candidates: [Place]
+            let charged: MicroDollars
+            var coveredByFreeAllowance = false
             do {
+                let answer = try await Self.match(query, on: provider)
                 calls[provider.name, default: 0] += 1
-                candidates = try await provider.match(query)
-                if let reservation { try await ledger?.settle(reservation) }
+                candidates = answer.value
+                charged = answer.charge.cost
+                coveredByFreeAllowance = answer.charge.coveredByFreeAllowance
                 spent = spent + charged
+            } catch let denied as BudgetDenied {
+                budgetNote = budgetNote ?? denied.description
+                steps.append(LookupStep(.budgetDenied, provider: provider.name, denied.denial.description, cost: quote.cost))
+                continue
             } catch {
-                let billed = (error as? ProviderError)?.wasBilled ?? false
-                if let reservation {
-                    if billed { try await ledger?.settle(reservation) } else { try await ledger?.refund(reservation) }
-                }
-                if billed { spent = spent + charged }
-                if let providerError = error as? ProviderError, providerError.kind == .unsupported {
-                    calls[provider.name, default: 0] -= 1
+                let failure = error as? MeteredCallFailure
+                let underlying = failure?.underlying ?? error
+                let billed = failure?.billed ?? ((underlying as? ProviderError)?.wasBilled ?? false)
+                let reserved = failure?.reserved ?? quote.cost
+                if billed { spent = spent + reserved }
+                if let providerError = underlying as? ProviderError, providerError.kind == .unsupported {
                     steps.append(LookupStep(.skipped, provider: provider.name, providerError.message))
                     continue
                 }
-                let failure = ProviderFailure(provider: provider.name,
-                                              message: (error as? ProviderError)?.message ?? "\(error)")
-                failures.append(failure)
-                steps.append(LookupStep(.failed, provider: provider.name,
-                                        failure.description + (billed ? " (billed)" : reservation.map { $0.cost > .zero ? " (refunded)" : "" } ?? ""),
-                                        cost: billed ? charged : .zero))
+                calls[provider.name, default: 0] += 1
+                let providerFailure = ProviderFailure(provider: provider.name,
+                                                      message: (underlying as? ProviderError)?.message ?? "\(underlying)")
+                failures.append(providerFailure)
+                let ledgerNote = billed ? " (billed)" : failure.map { $0.reserved > .zero ? " (refunded)" : "" } ?? ""
+                steps.append(LookupStep(.failed, provider: provider.name, providerFailure.description + ledgerNote,
+                                        cost: billed ? reserved : .zero))
                 continue
             }
 
             let scored = zip(candidates, scorer.score(query, candidates: candidates)).map { (place: $0, score: $1) }
                 .sorted { $0.score.score > $1.score.score }
             let quoteNote = quote.cost > .zero
-                ? "\(quote.sku)" + (reservation?.isFree == true ? " (free allowance)" : "") : quote.sku
+                ? "\(quote.sku)" + (coveredByFreeAllowance ? " (free allowance)" : "") : quote.sku
             steps.append(LookupStep(.called, provider: provider.name, "\(candidates.count) candidate(s), \(quoteNote)",
                                     cost: charged, candidates: scored.prefix(5).map { explained($0.place, $0.score, query) }))
             if let best = scored.first(where: { $0.score.verdict == .match }) {

@@ -5,9 +5,10 @@ import PlacesCore
 /// with their messages written once.
 public enum SpotRules {
     /// A reference that is not a full id must be an id prefix of at least 4 hex characters.
+    /// - Throws: ``UnknownSpot`` (`.notAnID`) otherwise: a miss each front end words itself.
     public static func checkIDPrefix(_ key: String, reference: String) throws {
         guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw InputError("unknown spot '\(reference)': give its id (or the first 4+ characters of it) as printed by `places spots list`")
+            throw UnknownSpot(reference: reference, reason: .notAnID)
         }
     }
 
@@ -15,7 +16,7 @@ public enum SpotRules {
     public static func onlyMatch(_ matches: [Spot], reference: String) throws -> Spot {
         switch matches.count {
         case 1: return matches[0]
-        case 0: throw InputError("unknown spot '\(reference)': no saved spot has that id; see `places spots list`")
+        case 0: throw UnknownSpot(reference: reference, reason: .noSuchSpot)
         default: throw InputError("ambiguous spot id '\(reference)': several spots start with it; type more characters")
         }
     }
@@ -28,7 +29,7 @@ public enum SpotRules {
     /// A spot needs a name and a valid coordinate before it is stored.
     public static func checkStorable(_ spot: Spot) throws {
         guard !spot.name.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw InputError("a spot needs a name: give --name NAME")
+            throw InputError("a spot needs a name")
         }
         _ = try Coordinate(validatingLatitude: spot.coordinate.latitude, longitude: spot.coordinate.longitude)
     }

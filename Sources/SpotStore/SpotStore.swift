@@ -51,6 +51,8 @@ public protocol SpotStore: Sendable {
     // MARK: Reading spots
 
     /// The spot named by a full id or an unambiguous id prefix of at least 4 characters.
+    /// - Throws: ``UnknownSpot`` when no saved spot answers to `reference` (a miss each front end words);
+    ///   `InputError` when several do.
     func resolve(_ reference: String) async throws -> Spot
 
     func spot(id: UUID) async throws -> Spot?
@@ -165,3 +167,21 @@ extension UUID {
     public var storeKey: String { uuidString.lowercased() }
 }
 
+/// No saved spot answers to a reference: a miss, not a failure. The CLI says how to find the id, the server
+/// replies null, and nobody reads a message to tell the two apart.
+public struct UnknownSpot: Error, Sendable, Hashable {
+    public enum Reason: Sendable, Hashable {
+        /// The reference is neither an id nor an id prefix of 4+ hex characters.
+        case notAnID
+        /// It looks like an id, but no saved spot has it.
+        case noSuchSpot
+    }
+
+    public var reference: String
+    public var reason: Reason
+
+    public init(reference: String, reason: Reason) {
+        self.reference = reference
+        self.reason = reason
+    }
+}

@@ -92,8 +92,8 @@ import LoopbackSocket
 
     /// A negative number is a value too, so it reaches the range check instead of "Missing value".
     @Test(arguments: [
-        (["search", "x", "--limit", "-5"], "invalid --limit -5: expected 1…1000"),
-        (["nearby", "--at", "60.17,24.94", "--radius", "-1"], "invalid --radius '-1'"),
+        (["search", "x", "--limit", "-5"], "places: The value '-5' is invalid for '--limit <N>': expected 1…1000"),
+        (["nearby", "--at", "60.17,24.94", "--radius", "-1"], "places: The value '-1' is invalid for '--radius <M>': expected a positive number of metres"),
         (["serve", "--port", "-1"], "invalid --port -1"),
         (["serve", "--memo-ttl", "-1"], "invalid --memo-ttl -1"),
     ])

@@ -58,10 +58,10 @@ struct SpotStoreContract {
         #expect(try await store.resolve("AAAA2222-0000-0000-0000-000000000002").name == "B")
         #expect(try await store.resolve(" aaaa2222 ").name == "B")
         await #expect(throws: InputError.self) { try await store.resolve("aaaa") }    // ambiguous
-        await #expect(throws: InputError.self) { try await store.resolve("bbbb") }    // unknown
-        await #expect(throws: InputError.self) { try await store.resolve("aaa") }     // too short
-        await #expect(throws: InputError.self) { try await store.resolve("Ateneum") } // not an id
-        await #expect(throws: InputError.self) { try await store.resolve("aa%a") }   // never a pattern
+        await #expect(throws: UnknownSpot(reference: "bbbb", reason: .noSuchSpot)) { try await store.resolve("bbbb") }
+        await #expect(throws: UnknownSpot(reference: "aaa", reason: .notAnID)) { try await store.resolve("aaa") }  // too short
+        await #expect(throws: UnknownSpot(reference: "Ateneum", reason: .notAnID)) { try await store.resolve("Ateneum") }
+        await #expect(throws: UnknownSpot(reference: "aa%a", reason: .notAnID)) { try await store.resolve("aa%a") }  // never a pattern
     }
 
     @Test("an edit stamps the update time, keeps the rest, and a failed edit saves nothing", arguments: SpotStoreImplementation.all)
@@ -91,7 +91,7 @@ struct SpotStoreContract {
             }
         }
         #expect(try await store.spot(id: spot.id) == edited)
-        await #expect(throws: InputError.self) { try await store.update("ffff", now: later) { $0.name = "x" } }
+        await #expect(throws: UnknownSpot.self) { try await store.update("ffff", now: later) { $0.name = "x" } }
     }
 
     @Test("edits through two handles at once both land", arguments: SpotStoreImplementation.all)
@@ -217,7 +217,7 @@ struct SpotStoreContract {
         var detached = visit
         detached.spotID = nil
         #expect(try await store.visits() == [detached])
-        await #expect(throws: InputError.self) { try await store.remove(ateneum.id.storeKey) }
+        await #expect(throws: UnknownSpot.self) { try await store.remove(ateneum.id.storeKey) }
     }
 
     @Test("visits come back in time order, filtered by their own local day, an instant, or a spot", arguments: SpotStoreImplementation.all)

@@ -42,33 +42,50 @@ public struct SpotLookupMatch: Sendable {
     public var source: String
 }
 
+/// `add --lookup` found nothing that names the place.
+public struct SpotLookupMiss: Error, Sendable {
+    public var name: String
+    public var near: Coordinate
+    /// Why a paid provider was not asked, when the budget stopped the lookup.
+    public var budgetNote: String?
+}
+
+/// Why one spot's refresh left its snapshot as it was.
+public enum RefreshSkipped: Error, Sendable, Hashable {
+    /// The run's spending cap was used up by earlier spots.
+    case spendingCapReached
+    /// The lookup found no confident answer this time (`budgetNote` when the budget stopped it).
+    case noConfidentAnswer(budgetNote: String?)
+}
+
 /// The spot operations that need places looked up: saving a known place, a looked-up one or a raw point,
 /// and refreshing attached snapshots.
 extension SpotsService {
     /// `add --from ID`: the place's details become the spot's snapshot.
-    public func spot(from id: PlaceID, attributes: SpotAttributes, service: PlacesService, now: Date = Date()) async throws -> Spot {
-        let place = try await service.details(id)
+    public func spot(from id: PlaceID, attributes: SpotAttributes, app: PlacesApplication, now: Date = Date()) async throws -> Spot {
+        let place = try await app.details(id)
         var spot = Spot(saving: place, fetchedFrom: place.id.provider, at: now)
         attributes.apply(to: &spot)
         return spot
     }
 
     /// `add --lookup NAME --near LAT,LON`: runs the lookup pipeline (cache, local index, paid providers under
-    /// budget) and returns its answer; throws when the pipeline found nothing that names the place.
-    public func lookup(name: String, near: Coordinate, lookup: LookupService, maxCost: MicroDollars? = nil) async throws -> SpotLookupMatch {
-        let outcome = try await lookup.lookup(LookupRequest(query: MatchQuery(name: name, near: near), maxCost: maxCost))
+    /// budget), asked as every lookup is, and returns its answer, or `nil` with the outcome when the pipeline
+    /// found nothing that names the place.
+    public func lookup(name: String, near: Coordinate, app: PlacesApplication,
+                       maxCost: MicroDollars? = nil) async throws -> Result<SpotLookupMatch, SpotLookupMiss> {
+        let outcome = try await app.lookup(.asking(MatchQuery(name: name, near: near), maxCost: maxCost))
         guard let place = outcome.place, let match = outcome.match, match.verdict != .nonMatch else {
-            let note = outcome.budgetNote.map { " (\($0))" } ?? ""
-            throw InputError("no place named '\(name)' found near \(near)\(note); try another spelling, or save the point with --at LAT,LON --name NAME")
+            return .failure(SpotLookupMiss(name: name, near: near, budgetNote: outcome.budgetNote))
         }
-        return SpotLookupMatch(place: place, score: match.score, verdict: match.verdict.rawValue, reasons: match.reasons,
-                               cost: outcome.cost, source: outcome.cache == .hit ? "cache" : place.id.provider)
+        return .success(SpotLookupMatch(place: place, score: match.score, verdict: match.verdict.rawValue, reasons: match.reasons,
+                                        cost: outcome.cost, source: outcome.cache == .hit ? "cache" : place.id.provider))
     }
 
     /// `add --at LAT,LON --name NAME`: a raw point, with the nearest known address (reverse geocoded) when there is one.
-    public func spot(at coordinate: Coordinate, attributes: SpotAttributes, service: PlacesService?, now: Date = Date()) async -> Spot {
+    public func spot(at coordinate: Coordinate, attributes: SpotAttributes, app: PlacesApplication?, now: Date = Date()) async -> Spot {
         var spot = Spot(name: attributes.name ?? "", coordinate: coordinate, createdAt: now)
-        if let service, let answer = try? await service.reverse(coordinate) {
+        if let app, let answer = try? await app.reverse(coordinate) {
             let street = answer.nearestDistance.flatMap { $0 <= 100 ? answer.nearest : nil }
                 .flatMap { $0.formattedAddress ?? $0.address?.formatted }
             spot.address = street ?? [answer.city, answer.region, answer.countryCode].compactMap { $0 }.joined(separator: ", ")
@@ -82,27 +99,28 @@ extension SpotsService {
     public struct RefreshResult: Sendable {
         public var spot: Spot
         public var changes: [String]
-        public var error: String?
+        /// Why this spot was not refreshed: a ``RefreshSkipped``, or the failure that stopped its lookup.
+        public var error: (any Error)?
         public var cost: MicroDollars = .zero
     }
 
     /// Re-runs each spot's attached lookup through the pipeline, so fresh cache entries answer for free
     /// (TTL) and paid providers are asked only within the budget and `maxCost` for the whole run.
     /// Spots without an attached place are left alone. Each spot is saved in its own transaction.
-    public func refresh(_ spots: [Spot], lookup: LookupService, maxCost: MicroDollars? = nil, now: Date = Date()) async -> [RefreshResult] {
+    public func refresh(_ spots: [Spot], app: PlacesApplication, maxCost: MicroDollars? = nil, now: Date = Date()) async -> [RefreshResult] {
         var results: [RefreshResult] = []
         var spent = MicroDollars.zero
         for spot in spots {
             guard let old = spot.snapshot?.place else { continue }
             do {
                 let remaining = maxCost.map { $0 - spent }
-                if let remaining, remaining < .zero { throw InputError("--max-cost reached; not refreshed") }
+                if let remaining, remaining < .zero { throw RefreshSkipped.spendingCapReached }
                 let query = MatchQuery(name: old.name, near: old.coordinate, address: old.formattedAddress ?? old.address?.formatted,
                                        city: old.address?.city, countryCode: old.address?.countryCode, phone: old.phone)
-                let outcome = try await lookup.lookup(LookupRequest(query: query, maxCost: remaining))
+                let outcome = try await app.lookup(.asking(query, maxCost: remaining))
                 spent = spent + outcome.cost
                 guard let fresh = outcome.place, outcome.match?.verdict != .nonMatch else {
-                    throw InputError("the lookup found no confident answer this time\(outcome.budgetNote.map { " (\($0))" } ?? ""); the old snapshot is kept")
+                    throw RefreshSkipped.noConfidentAnswer(budgetNote: outcome.budgetNote)
                 }
                 let changes = Self.changes(from: old, to: fresh)
                 let snapshot = SpotSnapshot(place: fresh, fetchedAt: now, source: outcome.cache == .hit ? "cache" : fresh.id.provider)
@@ -114,7 +132,7 @@ extension SpotsService {
                 }
                 results.append(RefreshResult(spot: saved, changes: changes, cost: outcome.cost))
             } catch {
-                results.append(RefreshResult(spot: spot, changes: [], error: (error as? InputError)?.message ?? "\(error)"))
+                results.append(RefreshResult(spot: spot, changes: [], error: error))
             }
         }
         return results

@@ -18,10 +18,9 @@ public struct SpotsService: Sendable {
         self.matcher = matcher
     }
 
-    /// Opens `spots.sqlite` under the environment's data directory.
+    /// The saved spots of the application opened under `environment` (``PlacesApplication/spots``).
     public static func open(_ environment: PlacesEnvironment) throws -> SpotsService {
-        try environment.createDirectories()
-        return SpotsService(store: try SQLiteSpotStore(path: environment.spotsDatabase), backupDirectory: environment.dataDirectory)
+        try PlacesApplication.open(environment).spots
     }
 
     // MARK: Adding
@@ -61,10 +60,11 @@ public struct SpotsService: Sendable {
                            category: spot.category)
     }
 
-    /// Saves `spot` unless it duplicates a saved one (then throws, naming the saved spot), in one transaction.
+    /// Saves `spot` unless it duplicates a saved one, in one transaction.
+    /// - Throws: ``DuplicateSpot`` naming the saved spot (each front end says how to save it anyway).
     public func add(_ spot: Spot, allowDuplicate: Bool = false) async throws -> Spot {
         if !allowDuplicate, let existing = try await existingDuplicate(of: spot) {
-            throw InputError("'\(spot.name)' looks already saved as '\(existing.name)' (\(existing.id.storeKey.prefix(8))); add --allow-duplicate to save it anyway")
+            throw DuplicateSpot(incoming: spot, existing: existing)
         }
         try await store.add(spot)
         return spot
@@ -150,7 +150,7 @@ public struct SpotsService: Sendable {
         var spot: Spot?
         if let reference { spot = try await store.resolve(reference) }
         guard let coordinate = point ?? spot?.coordinate else {
-            throw InputError("say where the visit was: --spot ID or --at LAT,LON")
+            throw InputError("say where the visit was: a saved spot or a point")
         }
         let when: (date: Date, timeZone: String)
         if let time { when = try SpotTime.parse(time) } else {
@@ -166,7 +166,7 @@ public struct SpotsService: Sendable {
     public func visits(day: String?, since: String?) async throws -> [Visit] {
         if let day {
             guard day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil, LocalDate(iso: day) != nil else {
-                throw InputError("invalid --day '\(day.prefix(40))': expected a real date as YYYY-MM-DD")
+                throw InputError("invalid day '\(day.prefix(40))': expected a real date as YYYY-MM-DD")
             }
             return try await store.visits(day: day, since: nil, spot: nil)
         }
@@ -176,7 +176,7 @@ public struct SpotsService: Sendable {
     static func parseSince(_ text: String) throws(InputError) -> Date {
         if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil {
             guard LocalDate(iso: text) != nil else {
-                throw InputError("invalid --since '\(text)': expected a real date as YYYY-MM-DD or an ISO 8601 time")
+                throw InputError("invalid since '\(text.prefix(40))': expected a real date as YYYY-MM-DD or an ISO 8601 time")
             }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .current
@@ -184,7 +184,7 @@ public struct SpotsService: Sendable {
             if let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) { return date }
         }
         guard let date = SpotTime.parseDate(text) else {
-            throw InputError("invalid --since '\(text)': expected YYYY-MM-DD or an ISO 8601 time")
+            throw InputError("invalid since '\(text.prefix(40))': expected YYYY-MM-DD or an ISO 8601 time")
         }
         return date
     }
@@ -206,6 +206,16 @@ public struct SpotsService: Sendable {
         var names: [UUID: String] = [:]
         for id in Set(visits.compactMap(\.spotID)) { names[id] = try await store.spot(id: id)?.name }
         return names
+    }
+}
+
+/// A spot not saved because it names the same place as a saved one.
+public struct DuplicateSpot: Error, Sendable, CustomStringConvertible {
+    public var incoming: Spot
+    public var existing: Spot
+
+    public var description: String {
+        "'\(incoming.name)' looks already saved as '\(existing.name)' (\(existing.id.storeKey.prefix(8)))"
     }
 }
 

@@ -38,9 +38,7 @@ struct BudgetShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let environment = state.environment
-            let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
-            let report = try await ledger.report()
+            let report = try await state.openApp().budgetReport()
             if json {
                 printData(try PlacesJSON.encode(report, pretty: isTerminal(.standardOutput)))
                 return
@@ -85,34 +83,44 @@ struct BudgetSetCommand: AsyncParsableCommand {
     @Argument(help: "A provider name, or `overall`.")
     var scope: String
 
-    @Argument(help: ArgumentHelp("One or two limits such as 5/day 50/month (dollars; `none` removes one).", valueName: "AMOUNT/PERIOD"))
-    var limits: [String]
+    @Argument(help: ArgumentHelp("One or two limits such as 5/day 50/month (dollars; `none` removes one).", valueName: "AMOUNT/PERIOD"),
+              transform: BudgetLimitArgument.argument)
+    var limits: [BudgetLimitArgument]
 
     @OptionGroup var state: StateOptions
 
+    func validate() throws {
+        if limits.isEmpty { throw ValidationError("give at least one limit, such as 5/day or 50/month") }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            guard !limits.isEmpty else { throw InputError("give at least one limit, such as 5/day or 50/month") }
             var perDay: MicroDollars?? = .none
             var perMonth: MicroDollars?? = .none
             for limit in limits {
-                let parts = limit.lowercased().split(separator: "/", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let period = BudgetPeriod(rawValue: parts[1]) else {
-                    throw InputError("invalid limit '\(limit)': expected AMOUNT/day or AMOUNT/month, e.g. 5/day")
-                }
-                let amount: MicroDollars? = try parts[0] == "none" ? nil : MicroDollars(parsingDollars: parts[0])
-                if period == .day { perDay = .some(amount) } else { perMonth = .some(amount) }
+                if limit.period == .day { perDay = .some(limit.amount) } else { perMonth = .some(limit.amount) }
             }
-            let environment = state.environment
-            try environment.createDirectories()
-            let ledger = try LookupService.openLedger(environment, try LookupService.settings(environment))
             let provider = scope.lowercased() == "overall" ? nil : scope.lowercased()
-            try await ledger.setLimits(provider: provider, perDay: perDay, perMonth: perMonth)
+            try await state.openApp().setBudgetLimits(provider: provider, perDay: perDay, perMonth: perMonth)
             let name = provider ?? "overall"
             for (period, value) in [("day", perDay), ("month", perMonth)] {
                 guard let value else { continue }
                 print("\(name): \(value.map(\.description) ?? "no limit") per \(period)")
             }
         }
+    }
+}
+
+/// `5/day`, `50/month`, `none/day`: a limit in dollars per period, `none` removing it.
+struct BudgetLimitArgument: Sendable {
+    var amount: MicroDollars?
+    var period: BudgetPeriod
+
+    static func argument(_ text: String) throws -> BudgetLimitArgument {
+        let parts = text.lowercased().split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let period = BudgetPeriod(rawValue: parts[1]) else {
+            throw ArgumentRefusal("expected AMOUNT/day or AMOUNT/month, e.g. 5/day")
+        }
+        return BudgetLimitArgument(amount: parts[0] == "none" ? nil : try MicroDollars.argument(parts[0]), period: period)
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import LookupCache
 import PlacesApp
 import PlacesCore
 
@@ -20,11 +19,6 @@ struct CacheCommand: AsyncParsableCommand {
         defaultSubcommand: CacheStatsCommand.self)
 }
 
-private func openCache(_ state: StateOptions) throws -> any LookupCacheStore {
-    let environment = state.environment
-    try environment.createDirectories()
-    return try LookupService.openCache(environment, try LookupService.settings(environment))
-}
 
 struct CacheStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,13 +36,13 @@ struct CacheStatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let cache = try openCache(state)
-            let stats = try await cache.stats()
+            let app = try state.openApp()
+            let stats = try await app.cacheStats()
             if json {
                 printData(try PlacesJSON.encode(stats, pretty: isTerminal(.standardOutput)))
                 return
             }
-            print("cache \(cache.location)")
+            print("cache \(try app.cacheLocation())")
             print("  entries   \(stats.entries) (\(stats.answers) answers, \(stats.negatives) not-found, \(stats.expired) expired)")
             print("  size      \(stats.payloadBytes / 1024) KiB of \(stats.maxBytes / 1_048_576) MiB cap; file \(stats.fileBytes / 1024) KiB")
             for provider in stats.providers {
@@ -79,7 +73,7 @@ struct CachePurgeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let removed = try await openCache(state).purge(provider: provider, expiredOnly: expired)
+            let removed = try await state.openApp().purgeCache(provider: provider, expiredOnly: expired)
             print("removed \(removed) cache entr\(removed == 1 ? "y" : "ies")")
         }
     }
@@ -98,9 +92,9 @@ struct CacheVacuumCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let cache = try openCache(state)
-            try await cache.vacuum()
-            print("cache compacted: \(try await cache.stats().fileBytes / 1024) KiB")
+            let app = try state.openApp()
+            try await app.vacuumCache()
+            print("cache compacted: \(try await app.cacheStats().fileBytes / 1024) KiB")
         }
     }
 }

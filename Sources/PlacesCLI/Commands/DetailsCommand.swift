@@ -33,8 +33,8 @@ struct DetailsCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let placeID = try PlaceID(parsing: id)
-            let service = try state.openService()
-            let place = try await service.details(placeID)
+            let app = try state.openApp()
+            let place = try await app.details(placeID)
             let moment = try at.map { text throws(InputError) in try HoursReport.moment(text, for: place, fallback: nil) } ?? Date()
             if json {
                 printData(try PlacesJSON.place(place, at: moment, pretty: isTerminal(.standardOutput)))
@@ -96,8 +96,8 @@ struct ReverseCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             guard let point = coordinates[0] else { return }
-            let service = try state.openService()
-            let answer = try await service.reverse(point)
+            let app = try state.openApp()
+            let answer = try await app.reverse(point)
             if json {
                 printData(try PlacesJSON.reverse(answer, pretty: isTerminal(.standardOutput)))
                 return
@@ -123,6 +123,7 @@ struct SuggestCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               places suggest kaf --near 60.17,24.94
+              places suggest "blue bot" --near 37.7763,-122.4232 --provider google   # metered, cached
             """)
 
     @Argument(help: "The beginning of a name.")
@@ -131,8 +132,14 @@ struct SuggestCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Prefer places near this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var near: Coordinate?
 
-    @Option(parsing: .unconditional, help: "At most this many suggestions.")
-    var limit = 8
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many suggestions.", valueName: "N"),
+            transform: ResultLimit.argument)
+    var limit: Int = 8
+
+    @Option(help: ArgumentHelp(
+        "Ask this provider instead of the local index (see `places providers`); the call is metered and cached.",
+        valueName: "NAME"))
+    var provider: String?
 
     @Flag(help: "Print a JSON array.")
     var json = false
@@ -141,9 +148,8 @@ struct SuggestCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            try requireLimit(limit)
-            let service = try state.openService()
-            let suggestions = try await service.suggest(SuggestQuery(prefix: prefix, near: near, limit: limit))
+            let app = try state.openApp()
+            let suggestions = try await app.suggest(SuggestQuery(prefix: prefix, near: near, limit: limit), provider: provider)
             if json {
                 printData(try PlacesJSON.suggestions(suggestions))
             } else {
@@ -180,11 +186,11 @@ struct ImportCommand: AsyncParsableCommand {
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw InputError("cannot read '\(file)': no such file, or no permission")
             }
-            let service = try state.openService()
+            let app = try state.openApp()
             let bar = isTerminal(.standardError) ? ProgressBar(label: url.lastPathComponent) : nil
             var progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64) -> Void)?
             if let bar { progress = { bar.update(done: $0, total: $1) } }
-            let summary = try service.importFile(url, progress: progress)
+            let summary = try app.importFile(url, progress: progress)
             bar?.finish()
             printError("places: \(summary)")
         }

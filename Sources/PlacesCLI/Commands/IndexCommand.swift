@@ -26,8 +26,8 @@ struct IndexCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let service = try state.openService()
-            let sources = try service.indexedSources()
+            let app = try state.openApp()
+            let sources = try app.indexedSources()
             if json {
                 printData(try PlacesJSON.encode(sources.map(IndexedSourceJSON.init), pretty: isTerminal(.standardOutput)))
                 return

@@ -42,14 +42,14 @@ struct LookupCommand: AsyncParsableCommand {
     var phone: String?
 
     @Option(help: ArgumentHelp("Fields the answer must have before the lookup stops paying (phone,website,hours,…).",
-                               valueName: "LIST"))
-    var fields: String?
+                               valueName: "LIST"), transform: FieldList.argument)
+    var fields: Set<PlaceField>?
 
     @Flag(help: "Print every step on stderr: cache status, providers tried, candidates, scores, cost, why it stopped.")
     var explain = false
 
-    @Option(name: .customLong("max-cost"), help: ArgumentHelp("Spend at most this many dollars on this lookup (per row with --batch).", valueName: "USD"))
-    var maxCost: String?
+    @Option(name: .customLong("max-cost"), help: ArgumentHelp("Spend at most this many dollars on this lookup (per row with --batch).", valueName: "USD"), transform: MicroDollars.argument)
+    var maxCost: MicroDollars?
 
     @Flag(help: "Use only the cache and the local index.")
     var offline = false
@@ -68,34 +68,34 @@ struct LookupCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
+    func validate() throws {
+        if let concurrency, !(1...256).contains(concurrency) {
+            throw ValidationError("invalid --concurrency \(concurrency): expected 1…256 lookups in flight")
+        }
+        if batch != nil && name != nil { throw ValidationError("give either a NAME or --batch FILE, not both") }
+        if batch == nil && (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("missing NAME: say which place to look up, or use --batch FILE")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let requested = try fields.map { text throws(InputError) in try PlaceField.parseList(text) }
-            let fieldSet = PlaceField.defaultSet.union(requested ?? [])
-            let maxCost = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
-            if let concurrency, !(1...256).contains(concurrency) {
-                throw InputError("invalid --concurrency \(concurrency): expected 1…256 lookups in flight")
-            }
-            let (lookup, skipped) = try openLookupService(state)
+            let requested = fields
+            let app = try state.openApp()
             if let batch {
-                guard name == nil else { throw InputError("give either a NAME or --batch FILE, not both") }
-                try await runBatch(lookup, file: URL(fileURLWithPath: batch), fields: fieldSet,
-                                   required: Set<PlaceField>([.id, .name, .coordinate]).union(requested ?? []), maxCost: maxCost)
+                try await runBatch(app, file: URL(fileURLWithPath: batch), extraFields: requested ?? [], maxCost: maxCost)
                 return
             }
-            guard let name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw InputError("missing NAME: say which place to look up, or use --batch FILE")
-            }
-            let query = MatchQuery(name: name, near: near, address: address, phone: phone, fields: fieldSet)
+            let name = name ?? ""
             // Show the usual fields when known, but pay only for the ones asked for.
-            let request = LookupRequest(query: query, maxCost: maxCost, offline: offline,
-                                        requiredFields: Set<PlaceField>([.id, .name, .coordinate]).union(requested ?? []))
-            let outcome = try await lookup.lookup(request)
+            let request = LookupRequest.asking(MatchQuery(name: name, near: near, address: address, phone: phone),
+                                               for: requested ?? [], maxCost: maxCost, offline: offline)
+            let outcome = try await app.lookup(request)
             if explain {
                 printError("lookup \"\(name)\"" + (near.map { " near \($0)" } ?? ""))
-                printError("  chain: " + lookup.pipeline.chain(for: request)
-                    .map { "\($0.provider.name) (\($0.quote.cost))" }.joined(separator: " → "))
-                for (provider, reason) in skipped.sorted(by: { $0.key < $1.key }) {
+                printError("  chain: " + (try app.lookupChain(for: request))
+                    .map { "\($0.provider) (\($0.quote.cost))" }.joined(separator: " → "))
+                for (provider, reason) in try app.unusableProviders() {
                     printError("  unusable \(provider): \(reason)")
                 }
                 for step in outcome.steps { printError("  " + step.description.replacingOccurrences(of: "\n", with: "\n  ")) }
@@ -123,18 +123,13 @@ struct LookupCommand: AsyncParsableCommand {
         }
     }
 
-    private func runBatch(_ lookup: LookupService, file: URL, fields: Set<PlaceField>, required: Set<PlaceField>,
-                          maxCost: MicroDollars?) async throws {
-        let rows = try LookupService.batchRows(file, fields: fields)
+    private func runBatch(_ app: PlacesApplication, file: URL, extraFields: Set<PlaceField>, maxCost: MicroDollars?) async throws {
         let sink = try BatchSink(path: output)
         let progress = isTerminal(.standardError) ? ProgressBar(label: "lookup") : nil
-        let total = Int64(rows.count)
-        let summary = try await lookup.pipeline.runBatch(
-            rows, concurrency: concurrency ?? lookup.settings.batchConcurrency, maxCost: maxCost, offline: offline,
-            requiredFields: required
-        ) { result, done in
+        let summary = try await app.lookupBatch(file, extraFields: extraFields, concurrency: concurrency, maxCost: maxCost,
+                                                offline: offline) { result, done, total in
             try sink.write(PlacesJSON.batchLine(result))
-            progress?.update(done: Int64(done), total: total)
+            progress?.update(done: Int64(done), total: Int64(total))
         }
         progress?.finish()
         try sink.close()
@@ -202,14 +197,4 @@ private final class BatchSink: @unchecked Sendable {
     }
 
     func close() throws { if ownsHandle { try handle.close() } }
-}
-
-/// Opens the lookup pipeline with the local index and every remote provider that is configured.
-func openLookupService(_ state: StateOptions) throws -> (LookupService, skipped: [String: String]) {
-    let service = try state.openService()
-    let environment = state.environment
-    let settings = try LookupService.settings(environment)
-    let providers = try LookupProviders.resolve(service: service, environment: environment)
-    let skipped = providers.skipped.filter { settings.chain.contains($0.key) }
-    return (try LookupService(environment: environment, settings: settings, providers: providers.usable), skipped)
 }

@@ -34,7 +34,7 @@ struct MatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read national phone numbers as this ISO region when a record has no country.", valueName: "CC"))
     var region: String?
 
-    @Option(name: .customLong("max-distance"), parsing: .unconditional, help: ArgumentHelp("Records further apart than M metres are different places unless phone or address agree (default 150).", valueName: "M"))
+    @Option(name: .customLong("max-distance"), parsing: .unconditional, help: ArgumentHelp("Records further apart than M metres are different places unless phone or address agree (default 150).", valueName: "M"), transform: Metres.argument)
     var maxDistance: Double?
 
     @Flag(help: "Also keep pairs whose verdict is review (score ≥ 0.6, or the threshold if lower).")
@@ -51,7 +51,6 @@ struct MatchCommand: AsyncParsableCommand {
             if let threshold, !(threshold > 0 && threshold <= 1) {
                 throw InputError("invalid --threshold \(threshold): expected a number in (0, 1]")
             }
-            try requireMetres(maxDistance, "--max-distance")
             var thresholds = MatchThresholds(defaultRegion: region?.uppercased())
             if let threshold {
                 thresholds.accept = threshold

@@ -30,7 +30,7 @@ struct ProvidersCommand: AsyncParsableCommand {
         try await reportingErrors(verbose: state.verbose) {
             let environment = state.environment
             let configuration = try PlacesConfiguration.load(environment)
-            let providers = ProviderFactory.makeAll(configuration: configuration, environment: environment)
+            let providers = ProviderFactory.statuses(configuration: configuration, environment: environment)
             if json {
                 printData(try Self.json(providers))
             } else {
@@ -42,7 +42,7 @@ struct ProvidersCommand: AsyncParsableCommand {
     static func table(_ providers: [ConfiguredProvider]) -> String {
         var out = ""
         for entry in providers {
-            let state = entry.provider != nil ? "usable" : (entry.settings.enabled ? "unusable" : "disabled")
+            let state = entry.isUsable ? "usable" : (entry.settings.enabled ? "unusable" : "disabled")
             out += "\(entry.name.padding(toLength: 11, withPad: " ", startingAt: 0))\(state.padding(toLength: 10, withPad: " ", startingAt: 0))"
                 + entry.capabilities.names.joined(separator: ", ") + "\n"
             if let reason = entry.reason { out += "  why:    \(reason)\n" }
@@ -77,7 +77,7 @@ struct ProvidersCommand: AsyncParsableCommand {
     static func json(_ providers: [ConfiguredProvider]) throws -> Data {
         let objects: [[String: Any]] = providers.map { entry in
             var object: [String: Any] = [
-                "name": entry.name, "usable": entry.provider != nil, "enabled": entry.settings.enabled,
+                "name": entry.name, "usable": entry.isUsable, "enabled": entry.settings.enabled,
                 "capabilities": entry.capabilities.names, "base_url": entry.settings.baseURL.absoluteString,
                 "prices_per_1000": Dictionary(uniqueKeysWithValues: entry.prices.perCall.map {
                     ("\(entry.prices.provider).\($0.key)", Double($0.value.value) / 1_000)

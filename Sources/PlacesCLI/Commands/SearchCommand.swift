@@ -31,41 +31,60 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Rank and measure distance from this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var near: Coordinate?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --near, only places within this many metres.", valueName: "M"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --near, only places within this many metres.", valueName: "M"),
+            transform: Metres.argument)
     var radius: Double?
 
-    @Option(parsing: .unconditional, help: "At most this many results.")
-    var limit = 10
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many results.", valueName: "N"), transform: ResultLimit.argument)
+    var limit: Int = 10
 
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
     var category: String?
 
     @OptionGroup var openFilter: OpenFilterOptions
     @Option(help: ArgumentHelp(
-        "Ask this provider directly instead of the local index (see `places providers`).", valueName: "NAME"))
+        "Ask this provider instead of the local index (see `places providers`); the call is metered and cached.",
+        valueName: "NAME"))
     var provider: String?
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var state: StateOptions
 
+    func validate() throws {
+        if radius != nil && near == nil { throw ValidationError("--radius needs --near LAT,LON") }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            try requireMetres(radius, "--radius")
-            try requireLimit(limit)
-            if radius != nil && near == nil { throw InputError("--radius needs --near LAT,LON") }
-            let service = try state.openService()
+            let app = try state.openApp()
             let query = SearchQuery(
                 text: query, near: near, radius: radius, limit: openFilter.fetchLimit(limit), category: category?.lowercased())
             let providerName = provider?.lowercased()
             if let providerName, providerName != "local" {
-                try output.print(try openFilter.apply(try await service.search(query, provider: providerName), limit: limit), reference: near)
+                try output.print(try openFilter.apply(try await app.search(query, provider: providerName), limit: limit), reference: near)
                 return
             }
-            let outcome = try service.searchLocally(query)
-            for note in outcome.notes { printError("places: \(note)") }
+            let outcome = try app.searchLocally(query)
+            for note in outcome.notes { printError("places: \(Self.text(note))") }
             let places = try openFilter.apply(outcome.places, limit: limit)
             if places.isEmpty, !outcome.notes.isEmpty, !output.json, !output.geojson { return }
             try output.print(places, reference: near)
+        }
+    }
+
+    /// What a local search's note says on the command line.
+    static func text(_ note: LocalSearchNote) -> String {
+        switch note {
+        case .didYouMean(let correction):
+            "did you mean \"\(correction)\"?"
+        case .outsideMapData(let near, let covered):
+            "--near \(near) is outside the imported map data"
+                + (covered.isEmpty ? "" : " (\(covered.joined(separator: "; ")))")
+                + ": only GeoNames cities are known there; add an OpenStreetMap extract of the area with "
+                + "`places import REGION.osm.pbf` (e.g. from download.geofabrik.de)"
+        case .nothingMatches(let text, let importedFiles):
+            "nothing in the local index matches \"\(text)\" (\(importedFiles) imported file(s), "
+                + "see `places index`); `places import FILE` adds an .osm.pbf extract or a GeoNames dump"
         }
     }
 }
@@ -79,13 +98,14 @@ struct NearbyCommand: AsyncParsableCommand {
               places nearby --at 60.1700,24.9410 --radius 300 --category cafe
               places nearby --at 60.17,24.94 --brand Starbucks      # the nearest branches of a chain
               places nearby --at 60.17,24.94 --category bar --open-at 2026-11-21T23:30
+              places nearby --at 37.7763,-122.4232 --provider google    # metered in the budget, cached
             """)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The centre point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Search radius in metres.", valueName: "M"))
-    var radius = 500.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Search radius in metres.", valueName: "M"), transform: Metres.argument)
+    var radius: Double = 500
 
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
     var category: String?
@@ -93,8 +113,13 @@ struct NearbyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only places of this brand or chain.", valueName: "NAME"))
     var brand: String?
 
-    @Option(parsing: .unconditional, help: "At most this many results.")
-    var limit = 20
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many results.", valueName: "N"), transform: ResultLimit.argument)
+    var limit: Int = 20
+
+    @Option(help: ArgumentHelp(
+        "Ask this provider instead of the local index (see `places providers`); the call is metered and cached.",
+        valueName: "NAME"))
+    var provider: String?
 
     @OptionGroup var openFilter: OpenFilterOptions
     @OptionGroup var output: OutputOptions
@@ -103,12 +128,10 @@ struct NearbyCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let center = at
-            try requireMetres(radius, "--radius")
-            try requireLimit(limit)
-            let service = try state.openService()
+            let app = try state.openApp()
             let query = NearbyQuery(
                 center: center, radius: radius, category: category?.lowercased(), brand: brand, limit: openFilter.fetchLimit(limit))
-            try output.print(try openFilter.apply(try await service.nearby(query), limit: limit), reference: center)
+            try output.print(try openFilter.apply(try await app.nearby(query, provider: provider), limit: limit), reference: center)
         }
     }
 }

@@ -113,16 +113,17 @@ struct ServeCommand: AsyncParsableCommand {
                 return handler
             }
             let logger = Logger(label: "places.serve")
+            let app = try PlacesApplication.open(environment, notice: { printError($0) }, logger: logger)
+            try app.openLocalIndex()
             let application = ServerApplication(
-                places: .success(try state.openService()),
+                places: .success(app),
                 lookup: Self.opening("LOOKUP, BUDGET and CACHE.STATS", state: state, logger: logger) {
-                    let (opened, skipped) = try openLookupService(state)
-                    for (provider, reason) in skipped.sorted(by: { $0.key < $1.key }) {
+                    for (provider, reason) in try app.unusableProviders() {
                         logger.notice("provider \(provider) is skipped: \(reason)")
                     }
-                    return opened
+                    return app
                 },
-                spots: Self.opening("the SPOT.* commands", state: state, logger: logger) { try SpotsService.open(environment) })
+                spots: Self.opening("the SPOT.* commands", state: state, logger: logger) { try app.spots })
 
             var limits = RESPLimits()
             limits.maxBulkLength = maxArgumentBytes

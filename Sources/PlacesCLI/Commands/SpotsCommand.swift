@@ -30,7 +30,7 @@ struct SpotsCommand: AsyncParsableCommand {
 }
 
 extension StateOptions {
-    func openSpots() throws -> SpotsService { try SpotsService.open(environment) }
+    func openSpots() throws -> SpotsService { try openApp().spots }
 }
 
 /// `--category --tag --note --rating`, shared by every form of `add`.
@@ -155,25 +155,37 @@ struct SpotsAddCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let spots = try state.openSpots()
+            let app = try state.openApp()
+            let spots = try app.spots
             let attributes = try attributes.attributes(name: name)
             let spot: Spot
             if let from {
                 let id = try PlaceID(parsing: from)
-                spot = try await spots.spot(from: id, attributes: attributes, service: try state.openService())
+                spot = try await spots.spot(from: id, attributes: attributes, app: app)
             } else if let lookup, let point = near {
-                let match = try await spots.lookup(name: lookup, near: point, lookup: try openLookupService(state).0)
+                let match: SpotLookupMatch
+                switch try await spots.lookup(name: lookup, near: point, app: app) {
+                case .success(let found): match = found
+                case .failure(let miss):
+                    let note = miss.budgetNote.map { " (\($0))" } ?? ""
+                    throw InputError("no place named '\(miss.name)' found near \(miss.near)\(note); try another spelling, or save the point with --at LAT,LON --name NAME")
+                }
                 let distance = PlaceTable.formatDistance(GeoMath.distance(point, match.place.coordinate))
                 printError("places: matched '\(match.place.name)' (\(match.place.id), \(distance) away, score \(String(format: "%.2f", match.score)), \(match.verdict), from \(match.source), cost \(match.cost))")
                 var saved = Spot(saving: match.place, fetchedFrom: match.source)
                 attributes.apply(to: &saved)
                 spot = saved
             } else if let point = at {
-                spot = await spots.spot(at: point, attributes: attributes, service: noAddress ? nil : try? state.openService())
+                spot = await spots.spot(at: point, attributes: attributes, app: noAddress ? nil : app)
             } else {
                 throw InputError(Self.oneForm)
             }
-            let saved = try await spots.add(spot, allowDuplicate: allowDuplicate)
+            let saved: Spot
+            do {
+                saved = try await spots.add(spot, allowDuplicate: allowDuplicate)
+            } catch let duplicate as DuplicateSpot {
+                throw InputError("\(duplicate); add --allow-duplicate to save it anyway")
+            }
             if json { try SpotOutput.printSpot(saved, json: true) } else {
                 print(TerminalText.safe("saved \(SpotOutput.shortID(saved))  \(saved.name)  \(saved.address ?? "\(saved.coordinate)")"))
             }

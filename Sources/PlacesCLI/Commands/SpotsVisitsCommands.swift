@@ -18,7 +18,7 @@ struct SpotsNearCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The reference point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(parsing: .unconditional, help: "Radius in metres.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Radius in metres.", valueName: "M"), transform: Metres.argument)
     var radius: Double = 805
 
     @Flag(help: "Print a JSON array with distance_m and bearing.")
@@ -29,7 +29,6 @@ struct SpotsNearCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let point = at
-            try requireMetres(radius, "--radius")
             SpotHitsOutput.print(try await state.openSpots().store.near(point, radius: radius), reference: point, json: json)
         }
     }
@@ -43,8 +42,8 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The reference point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate
 
-    @Option(parsing: .unconditional, help: "How many spots.")
-    var limit = 20
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many spots.", valueName: "N"), transform: ResultLimit.argument)
+    var limit: Int = 20
 
     @Flag(help: "Print a JSON array with distance_m and bearing.")
     var json = false
@@ -54,7 +53,6 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let point = at
-            try requireLimit(limit)
             SpotHitsOutput.print(try await state.openSpots().store.nearest(point, limit: limit), reference: point, json: json)
         }
     }
@@ -92,8 +90,8 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
     @Flag(help: "Refresh every spot with an attached place.")
     var all = false
 
-    @Option(help: ArgumentHelp("Spend at most this many US dollars.", valueName: "USD"))
-    var maxCost: String?
+    @Option(help: ArgumentHelp("Spend at most this many US dollars.", valueName: "USD"), transform: MicroDollars.argument)
+    var maxCost: MicroDollars?
 
     @Flag(help: "Print a JSON array of {spot, changes, error}.")
     var json = false
@@ -106,24 +104,39 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let cap = try maxCost.map { text throws(InputError) in try MicroDollars(parsingDollars: text) }
-            let spots = try state.openSpots()
+            let cap = maxCost
+            let app = try state.openApp()
+            let spots = try app.spots
             let targets = all ? try await spots.store.allSpots() : [try await spots.store.resolve(id ?? "")]
-            let results = await spots.refresh(targets, lookup: try openLookupService(state).0, maxCost: cap)
+            let results = await spots.refresh(targets, app: app, maxCost: cap)
             if json {
                 struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String?; let costUsd: String }
-                printData(try PlacesJSON.encode(results.map { Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error, costUsd: $0.cost.description) },
+                printData(try PlacesJSON.encode(results.map {
+                    Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error.map(Self.text), costUsd: $0.cost.description)
+                },
                                                 pretty: isTerminal(.standardOutput)))
                 return
             }
             if results.isEmpty { printError("no spots with an attached place to refresh") }
             for result in results {
                 let head = "\(SpotOutput.shortID(result.spot))  \(result.spot.name)"
-                if let error = result.error { print("\(head): failed: \(error)") }
+                if let error = result.error { print("\(head): failed: \(Self.text(error))") }
                 else if result.changes.isEmpty { print("\(head): unchanged") }
                 else { print("\(head): " + result.changes.joined(separator: "; ")) }
             }
             if results.contains(where: { $0.error != nil }) { throw ExitCode(1) }
+        }
+    }
+
+    /// Why a spot was not refreshed, in the CLI's words.
+    static func text(_ error: any Error) -> String {
+        switch error {
+        case RefreshSkipped.spendingCapReached: "--max-cost reached; not refreshed"
+        case RefreshSkipped.noConfidentAnswer(let budgetNote):
+            "the lookup found no confident answer this time\(budgetNote.map { " (\($0))" } ?? ""); the old snapshot is kept"
+        case let input as InputError: input.message
+        case let provider as ProviderError: provider.description
+        default: "\(error)"
         }
     }
 }

@@ -23,19 +23,22 @@ struct SpotsWatchCommand: AsyncParsableCommand {
               places spots watch --gpx morning-walk.gpx
             """)
 
-    @Option(parsing: .unconditional, help: "Enter within this many metres (805 m is half a mile).")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Enter within this many metres (805 m is half a mile).", valueName: "M"),
+            transform: Metres.argument)
     var radius: Double = 805
 
     @Option(parsing: .unconditional, help: "Leave only beyond radius plus this many metres.")
     var exitMargin: Double = 50
 
-    @Option(parsing: .unconditional, help: "Ignore fixes whose accuracy (metres) is worse than this.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Ignore fixes whose accuracy (metres) is worse than this.", valueName: "M"),
+            transform: Metres.argument)
     var minAccuracy: Double = 20
 
     @Option(parsing: .unconditional, help: "Watch this many nearest spots at a time.")
     var monitor = 20
 
-    @Option(parsing: .unconditional, help: "Recompute the watched spots after moving this many metres.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Recompute the watched spots after moving this many metres.", valueName: "M"),
+            transform: Metres.argument)
     var refreshDistance: Double = 1_500
 
     @Option(help: ArgumentHelp("Read fixes from a GPX track instead of stdin.", valueName: "FILE"))
@@ -45,9 +48,6 @@ struct SpotsWatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            try requireMetres(radius, "--radius")
-            try requireMetres(minAccuracy, "--min-accuracy")
-            try requireMetres(refreshDistance, "--refresh-distance")
             guard exitMargin >= 0 else { throw InputError("invalid --exit-margin \(exitMargin): expected 0 or more metres") }
             guard monitor >= 1 else { throw InputError("invalid --monitor \(monitor): expected at least 1") }
             let points = try await state.openSpots().store.allPoints()

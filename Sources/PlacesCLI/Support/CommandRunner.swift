@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import PlacesApp
 import PlacesCore
+import PlacesPipeline
+import SpotStore
 
 /// Runs a command body and turns every failure into one line on stderr and a non-zero exit, so
 /// scripts see a clean error instead of a stack of usage text. A storage failure (read-only or full disk,
@@ -17,6 +19,15 @@ func reportingErrors(verbose: Bool = false, _ body: () async throws -> Void) asy
     } catch let error as ProviderError {
         printError("places: \(error.description)")
         throw ExitCode(3)
+    } catch let error as BudgetDenied {
+        printError("places: \(error.provider) not asked: \(error.denial); raise the limit with `places budget set \(error.denial.limitedProvider ?? "overall") …`")
+        throw ExitCode(3)
+    } catch let miss as NotFound {
+        printError("places: \(miss.message)")
+        throw ExitCode(2)
+    } catch let miss as UnknownSpot {
+        printError("places: \(miss.message)")
+        throw ExitCode(2)
     } catch let error as CleanExit {
         throw error
     } catch {
@@ -31,9 +42,38 @@ func reportingErrors(verbose: Bool = false, _ body: () async throws -> Void) asy
 }
 
 extension StateOptions {
-    /// Opens the service, telling the user on stderr when a first run builds the index.
-    func openService() throws -> PlacesService {
-        try PlacesService.open(environment) { printError($0) }
+    /// Opens the application, telling the user on stderr when a first run builds the index.
+    func openApp() throws -> PlacesApplication {
+        try PlacesApplication.open(environment) { printError($0) }
+    }
+}
+
+extension UnknownSpot {
+    /// What the CLI says when no saved spot has the id typed.
+    var message: String {
+        switch reason {
+        case .notAnID:
+            "unknown spot '\(reference)': give its id (or the first 4+ characters of it) as printed by `places spots list`"
+        case .noSuchSpot:
+            "unknown spot '\(reference)': no saved spot has that id; see `places spots list`"
+        }
+    }
+}
+
+extension NotFound {
+    /// What the CLI says about a miss, and how to fill the gap.
+    var message: String {
+        switch subject {
+        case .placeID(let id) where id.provider == "osm" || id.provider == "geonames":
+            "unknown place id '\(id)': it is not in the local index (import the extract that holds it with `places import FILE`)"
+        case .placeID(let id):
+            "unknown place id '\(id)': \(id.provider) does not know it"
+        case .noProviderFor(let id):
+            "no provider for id '\(id)': the local index answers osm: and geonames: ids, and a network provider "
+                + "its own ids only when it is usable (see `places providers`)"
+        case .near(let point):
+            "nothing is known near \(point): import an extract or GeoNames dump that covers it"
+        }
     }
 }
 
@@ -50,15 +90,6 @@ extension OutputOptions {
             Swift.print(PlaceTable.render(places, reference: reference), terminator: "")
         }
     }
-}
-
-/// Checks a distance in metres (`--radius`, `--max-distance`, …): finite, positive, at most half the Earth.
-func requireMetres(_ value: Double?, _ name: String) throws(InputError) {
-    if let value { _ = try InputRange.metres(value, named: name) }
-}
-
-func requireLimit(_ value: Int) throws(InputError) {
-    _ = try InputRange.limit(value, named: "--limit")
 }
 
 enum StandardStream { case standardOutput, standardError }

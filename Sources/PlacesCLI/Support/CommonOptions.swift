@@ -29,14 +29,6 @@ struct StateOptions: ParsableArguments {
     }
 }
 
-extension Coordinate {
-    /// Reads a `LAT,LON` option or argument while the command line is parsed, so a bad point is refused
-    /// before anything opens; the error names the option and says why (see ``PlacesCommand/main()``).
-    /// Declare such options with `parsing: .unconditional`, so a value beginning with a minus sign
-    /// (`--near -33.87,151.21`) is taken as the value it is, not as an option.
-    static func argument(_ text: String) throws -> Coordinate { try check(parsing: text) }
-}
-
 /// Writes to stderr; progress, notes and warnings go there so stdout stays parseable.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((TerminalText.safe(message, keepingNewlines: true) + "\n").utf8))

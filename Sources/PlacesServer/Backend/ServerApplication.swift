@@ -5,15 +5,18 @@ import PlacesMatching
 import PlacesPipeline
 import SpotStore
 
-/// The application as the server's commands see it: each part opened once when the server starts. A part
-/// that failed to open answers its commands with the reason (``ServerBackendError/notOpened(reason:)``),
-/// and the other commands still serve.
+/// The application as the server's commands see it: the one ``PlacesApplication`` `places serve` opens,
+/// split by the parts each command needs. A part that failed to open when the server started answers its
+/// commands with the reason (``ServerBackendError/notOpened(reason:)``), and the other commands still serve.
 public struct ServerApplication: Sendable {
-    public var places: Result<PlacesService, ServerBackendError>
-    public var lookup: Result<LookupService, ServerBackendError>
+    /// The local index's questions (SEARCH, DETAILS, NEARBY, REVERSE, SUGGEST).
+    public var places: Result<PlacesApplication, ServerBackendError>
+    /// The lookup pipeline, the ledger and the cache (LOOKUP, BUDGET, CACHE.STATS).
+    public var lookup: Result<PlacesApplication, ServerBackendError>
+    /// Saved spots (SPOT.*).
     public var spots: Result<SpotsService, ServerBackendError>
 
-    public init(places: Result<PlacesService, ServerBackendError>, lookup: Result<LookupService, ServerBackendError>,
+    public init(places: Result<PlacesApplication, ServerBackendError>, lookup: Result<PlacesApplication, ServerBackendError>,
                 spots: Result<SpotsService, ServerBackendError>) {
         self.places = places
         self.lookup = lookup
@@ -27,22 +30,19 @@ public struct ServerApplication: Sendable {
 
     /// An unknown id is a miss (null reply), not an error, as Redis clients expect of a lookup by key.
     func details(_ query: DetailsQuery) async throws -> Data? {
-        let service = try places.get()
         do {
-            return try PlacesJSON.place(try await service.details(query.id, fields: query.fields))
-        } catch let error as InputError {
-            if try await service.local.details(query) == nil { return nil }
-            throw error
+            return try PlacesJSON.place(try await places.get().details(query.id, fields: query.fields))
+        } catch is NotFound {
+            return nil
         }
     }
 
+    /// Nothing known near the point is a miss.
     func reverse(_ query: ReverseQuery) async throws -> Data? {
-        let service = try places.get()
         do {
-            return try PlacesJSON.reverse(try await service.reverse(query.coordinate))
-        } catch let error as InputError {
-            if try await service.local.reverse(query) == nil { return nil }
-            throw error
+            return try PlacesJSON.reverse(try await places.get().reverse(query.coordinate))
+        } catch is NotFound {
+            return nil
         }
     }
 
@@ -76,20 +76,28 @@ public struct ServerApplication: Sendable {
     func addSpot(_ request: ServerRequests.NewSpot) async throws -> Data? {
         var spot = Spot(name: request.name, coordinate: request.coordinate, createdAt: Date())
         request.attributes.apply(to: &spot)
-        return try PlacesJSON.spot(try await spots.get().add(spot))
+        do {
+            return try PlacesJSON.spot(try await spots.get().add(spot))
+        } catch let duplicate as DuplicateSpot {
+            throw InputError("\(duplicate); SPOT.ADD saves only new places")
+        }
     }
 
     /// An unknown id is a miss.
     func showSpot(_ reference: String) async throws -> Data? {
         let service = try spots.get()
-        do { return try PlacesJSON.spot(try await service.store.resolve(reference)) } catch let error as InputError {
-            if error.message.hasPrefix("unknown spot") { return nil }
-            throw error
+        do { return try PlacesJSON.spot(try await service.store.resolve(reference)) } catch is UnknownSpot {
+            return nil
         }
     }
 
     func logVisit(_ request: ServerRequests.VisitLog) async throws -> Data? {
-        let (visit, spot) = try await spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time)
+        let visit: Visit, spot: Spot?
+        do {
+            (visit, spot) = try await spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time)
+        } catch let unknown as UnknownSpot {
+            throw InputError("unknown spot '\(unknown.reference.prefix(40))': SPOT.LIST shows the saved ids")
+        }
         return try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name))
     }
 

@@ -40,10 +40,10 @@ extension CommandTable {
             .backend("SCORE", arity: 2...2, syntax: "SCORE a b", summary: "how alike two place names are, as `places score --json`",
                      memoisable: true, parse: ServerRequests.score) { pair in try ServerApplication.score(pair) },
             .backend("BUDGET", arity: 0...0, syntax: "BUDGET", summary: "money spent and left per provider, as `places budget --json`",
-                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().ledger.report()) },
+                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().budgetReport()) },
             .backend("CACHE.STATS", arity: 0...0, syntax: "CACHE.STATS",
                      summary: "lookup cache entries, hits and misses, as `places cache stats --json`",
-                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().cache.stats()) },
+                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().cacheStats()) },
             // Spots are read and written in one database shared with the CLI: never memoised.
             .backend("SPOT.ADD", arity: 3...64,
                      syntax: "SPOT.ADD name lat lon [CATEGORY c] [TAG t]… [NOTE text] [RATING like|dislike|none]",
@@ -140,8 +140,8 @@ enum ServerRequests {
         return SuggestQuery(prefix: prefix, near: near, limit: limit)
     }
 
-    /// As `places lookup NAME [--near] [--fields]` asks: the default fields shown, but only id, name,
-    /// coordinate and the named fields required, so both ask the same question and share cache entries.
+    /// As `places lookup NAME [--near] [--fields]` asks (``LookupRequest/asking(_:for:maxCost:offline:)``),
+    /// so both ask the same question and share cache entries.
     static func lookup(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> LookupRequest {
         let name = try arguments.text()
         var near: Coordinate?
@@ -156,8 +156,7 @@ enum ServerRequests {
             default: throw arguments.unexpected(keyword)
             }
         }
-        let query = MatchQuery(name: name, near: near, fields: PlaceField.defaultSet.union(requested))
-        return LookupRequest(query: query, requiredFields: Set<PlaceField>([.id, .name, .coordinate]).union(requested))
+        return .asking(MatchQuery(name: name, near: near), for: requested)
     }
 
     struct NamePair: Equatable, Sendable {

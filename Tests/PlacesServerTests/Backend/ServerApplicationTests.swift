@@ -22,15 +22,24 @@ actor SharedIndex {
         return opened
     }
 
-    /// The whole application as `places serve` opens it: the shared index, and the lookup pipeline
-    /// (no paid provider is configured, so it answers from the local index) and the spots on `home`.
+    /// The whole application as `places serve` opens it, on `home`: the shared index (its file copied
+    /// there, so nothing is built again), and the lookup pipeline (no paid provider is configured, so it
+    /// answers from the local index), cache, ledger and spots of `home`'s own.
     func application(home: URL) async throws -> ServerApplication {
-        let places = try await get()
+        let shared = try await get()
         let environment = PlacesEnvironment.resolve(variables: ["PLACES_HOME": home.path])
-        let providers = try LookupProviders.resolve(service: places, environment: environment)
-        let lookup = try LookupService(environment: environment, settings: try LookupService.settings(environment),
-                                       providers: providers.usable)
-        return ServerApplication(places: .success(places), lookup: .success(lookup), spots: .success(try SpotsService.open(environment)))
+        try environment.createDirectories()
+        for suffix in ["", "-wal"] {  // pages not yet checkpointed live in the WAL
+            let source = URL(fileURLWithPath: shared.environment.indexDatabase.path + suffix)
+            guard FileManager.default.fileExists(atPath: source.path) else { continue }
+            try FileManager.default.copyItem(at: source, to: URL(fileURLWithPath: environment.indexDatabase.path + suffix))
+        }
+        let app = try await offPool { () throws -> PlacesApplication in
+            let app = try PlacesApplication.open(environment)
+            try app.openLocalIndex()
+            return app
+        }
+        return ServerApplication(places: .success(app), lookup: .success(app), spots: .success(try app.spots))
     }
 }
 

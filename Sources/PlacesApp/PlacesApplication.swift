@@ -1,0 +1,348 @@
+import BudgetLedger
+import Foundation
+import LocalProvider
+import Logging
+import LookupCache
+import PlaceIndex
+import PlacesConfig
+import PlacesCore
+import PlacesMatching
+import PlacesPipeline
+import ProviderHTTP
+import SpotStore
+
+/// The application: one object, opened once per process from a ``PlacesEnvironment``, that the CLI and the
+/// server both ask, so a command and its server twin cannot drift apart and neither holds wiring of its own.
+///
+/// Opening it reads `config.toml` once (every command that opens places checks it, so a misspelt key is
+/// reported at once) and creates the state directories once. Each store is opened on first use through the
+/// ``StoreFactory`` and kept, so a command opens only what it uses; the network providers are built once,
+/// already metered, cached and single-flighted (``ProviderDecorations``), so no use case can reach a paid
+/// provider around the budget. The local index is built from the bundled data on first use, which is what
+/// lets a fresh machine answer its first question with no keys and no network.
+///
+/// ```swift
+/// let app = try PlacesApplication.open(.resolve()) { print($0) }
+/// let places = try await app.search(SearchQuery(text: "maya bar", near: here))
+/// let outcome = try await app.lookup(.asking(MatchQuery(name: "Maya Bar & Grill", near: here), for: [.phone]))
+/// ```
+public final class PlacesApplication: Sendable {
+    public let environment: PlacesEnvironment
+    /// `config.toml`'s `[providers.*]` sections.
+    public let configuration: PlacesConfiguration
+    /// `config.toml`'s `[pipeline]`, `[cache]` and `[budget]` sections.
+    public let settings: PipelineSettings
+
+    private let indexStore: OpenedOnce<PlaceIndexStore>
+    private let cacheStore: OpenedOnce<any LookupCacheStore>
+    private let ledgerStore: OpenedOnce<any BudgetLedger>
+    private let spotStore: OpenedOnce<SpotsService>
+    private let networkProviders: OpenedOnce<[ConfiguredProvider]>
+    private let lookupPipeline: OpenedOnce<LookupPipeline>
+
+    private init(environment: PlacesEnvironment, configuration: PlacesConfiguration, settings: PipelineSettings,
+                 notice: @escaping @Sendable (String) -> Void, logger: Logger?, transport: (any HTTPTransport)?,
+                 clock: @escaping @Sendable () -> Date) {
+        self.environment = environment
+        self.configuration = configuration
+        self.settings = settings
+        let stores = StoreFactory(environment: environment, settings: settings, clock: clock)
+        let indexStore = OpenedOnce { try stores.openIndex(notice: notice) }
+        let cacheStore = OpenedOnce { try stores.openCache() }
+        let ledgerStore = OpenedOnce { try stores.openLedger() }
+        let networkProviders = OpenedOnce {
+            let decorations = ProviderDecorations(ledger: try ledgerStore.get(), cache: try cacheStore.get(),
+                                                  grid: CoordinateGrid(meters: settings.cache.gridMeters),
+                                                  longestTTL: settings.cache.answerTTL, logger: logger, clock: clock)
+            return ProviderFactory.makeAll(configuration: configuration, environment: environment,
+                                           decorations: decorations, transport: transport)
+        }
+        self.indexStore = indexStore
+        self.cacheStore = cacheStore
+        self.ledgerStore = ledgerStore
+        self.networkProviders = networkProviders
+        spotStore = OpenedOnce { SpotsService(store: try stores.openSpots(), backupDirectory: environment.dataDirectory) }
+        lookupPipeline = OpenedOnce {
+            // The configured chain decides which providers take part and breaks price ties.
+            let usable: [any PlaceProvider] = [LocalProvider(index: try indexStore.get())]
+                + (try networkProviders.get()).compactMap(\.provider)
+            let chain = settings.chain.compactMap { name in usable.first { $0.name == name } }
+            let thresholds = MatchThresholds(accept: settings.acceptThreshold, review: settings.reviewThreshold)
+            return LookupPipeline(providers: chain, scorer: MatcherScorer(matcher: PlaceMatcher(thresholds: thresholds)),
+                                  cache: try cacheStore.get(), ledger: try ledgerStore.get(),
+                                  policy: Self.lookupPolicy(settings), clock: clock)
+        }
+    }
+
+    /// Opens the application under `environment`: reads and checks `config.toml`, creates the state
+    /// directories. Stores are opened when first used.
+    /// - Parameters:
+    ///   - notice: receives one line before and one after a first-run build or a repair of the local index
+    ///     (the CLI prints them on stderr).
+    ///   - logger: where paid calls and budget denials are logged (the server's log).
+    ///   - transport: replaces URLSession for every provider (tests, benchmarks).
+    public static func open(_ environment: PlacesEnvironment, notice: @escaping @Sendable (String) -> Void = { _ in },
+                            logger: Logger? = nil, transport: (any HTTPTransport)? = nil,
+                            clock: @escaping @Sendable () -> Date = { Date() }) throws -> PlacesApplication {
+        let configuration = try PlacesConfiguration.load(environment)
+        let settings = try PipelineSettings(configuration: configuration)
+        try environment.createDirectories()
+        return PlacesApplication(environment: environment, configuration: configuration, settings: settings,
+                                 notice: notice, logger: logger, transport: transport, clock: clock)
+    }
+
+    // MARK: Parts, opened on first use.
+
+    var index: PlaceIndexStore { get throws { try indexStore.get() } }
+    var local: LocalProvider { get throws { LocalProvider(index: try index) } }
+    var cache: any LookupCacheStore { get throws { try cacheStore.get() } }
+    var ledger: any BudgetLedger { get throws { try ledgerStore.get() } }
+    var pipeline: LookupPipeline { get throws { try lookupPipeline.get() } }
+
+    /// Opens (and on a fresh machine builds) the local index now rather than on first use: the server does,
+    /// so its first client does not wait for a build.
+    public func openLocalIndex() throws {
+        _ = try index
+    }
+
+    /// Saved spots, with the rules that need the matcher (duplicates, backups, visits).
+    public var spots: SpotsService { get throws { try spotStore.get() } }
+
+    /// The usable network provider called `name` (metered and cached), or why there is none.
+    func provider(named name: String) throws -> any PlaceProvider {
+        try ProviderFactory.usable(named: name, among: try networkProviders.get())
+    }
+
+    /// Whether a use case asks the local index: no provider named, or `local`.
+    private func isLocal(_ name: String?) -> Bool { name == nil || name?.lowercased() == "local" }
+
+    // MARK: Questions answered by the local index (or one named provider).
+
+    /// Searches the local index, or asks one named provider (`places search --provider google`), metered
+    /// in the budget and cached within the provider's terms.
+    public func search(_ query: SearchQuery, provider name: String? = nil) async throws -> [Place] {
+        guard let name, !isLocal(name) else { return try withTimeZones(await local.search(query)) }
+        return try withTimeZones(await provider(named: name).search(query))
+    }
+
+    /// A local search with what to tell the user besides the places: "did you mean …" when nothing was
+    /// found but a word looks like a typo, and a coverage line when `near` lies outside every imported
+    /// map extract or nothing was found at all.
+    public func searchLocally(_ query: SearchQuery) throws -> LocalSearchOutcome {
+        let index = try index
+        let result = try index.searchExplained(text: query.text, near: query.near, radius: query.radius,
+                                               category: query.category, limit: query.limit)
+        var notes: [LocalSearchNote] = []
+        if let correction = result.didYouMean { notes.append(.didYouMean(correction)) }
+        let sources = try index.sources()
+        let extracts = sources.filter { $0.kind == ImportSummary.Kind.osmPBF.rawValue }
+        if let near = query.near, !extracts.contains(where: { $0.bounds?.contains(near) == true }) {
+            notes.append(.outsideMapData(near: near,
+                                         covered: extracts.compactMap { source in source.bounds.map { "\(source.name) covers \($0)" } }))
+        } else if result.places.isEmpty, result.didYouMean == nil {
+            notes.append(.nothingMatches(text: query.text, importedFiles: sources.count))
+        }
+        return LocalSearchOutcome(places: try withTimeZones(result.places), notes: notes)
+    }
+
+    /// What the local index holds: each imported file, newest first.
+    public func indexedSources() throws -> [IndexedSource] {
+        try index.sources()
+    }
+
+    /// Places around a point from the local index, or from one named provider (metered and cached).
+    public func nearby(_ query: NearbyQuery, provider name: String? = nil) async throws -> [Place] {
+        guard let name, !isLocal(name) else { return try withTimeZones(await local.nearby(query)) }
+        return try withTimeZones(await provider(named: name).nearby(query))
+    }
+
+    /// The place with this id: `osm:` and `geonames:` ids from the local index, a usable network provider's
+    /// id from that provider (metered and cached).
+    /// - Throws: ``NotFound`` when nobody knows the id.
+    public func details(_ id: PlaceID, fields: Set<PlaceField> = PlaceField.defaultSet) async throws -> Place {
+        let query = DetailsQuery(id: id, fields: fields)
+        if LocalProvider.handles(id) {
+            guard let place = try await local.details(query) else { throw NotFound(.placeID(id)) }
+            return try withTimeZones([place])[0]
+        }
+        // An id of a provider that is not usable here (unknown, disabled, no key) is a miss, as it always was.
+        guard let provider = try networkProviders.get().first(where: { $0.name == id.provider })?.provider else {
+            throw NotFound(.noProviderFor(id))
+        }
+        guard let place = try await provider.details(query) else {
+            throw NotFound(.placeID(id))
+        }
+        return try withTimeZones([place])[0]
+    }
+
+    /// The nearest address or place, the city, country and time zone at a point.
+    /// - Throws: ``NotFound`` when the index knows nothing near it.
+    public func reverse(_ coordinate: Coordinate) async throws -> ReverseGeocode {
+        guard let answer = try await local.reverse(ReverseQuery(coordinate: coordinate)) else {
+            throw NotFound(.near(coordinate))
+        }
+        return answer
+    }
+
+    /// Search-as-you-type from the local index, or from one named provider (metered and cached).
+    public func suggest(_ query: SuggestQuery, provider name: String? = nil) async throws -> [Suggestion] {
+        guard let name, !isLocal(name) else { return try await local.suggest(query) }
+        return try await provider(named: name).suggest(query)
+    }
+
+    /// Imports an `.osm.pbf` extract or a GeoNames dump into the local index, in one transaction.
+    /// - Returns: the one-line summary printed at the end of `places import`.
+    public func importFile(_ url: URL, progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64) -> Void)? = nil) throws -> String {
+        var forward: (@Sendable (ImportProgress) -> Void)?
+        if let progress { forward = { progress($0.bytesRead, $0.totalBytes) } }
+        return try LocalImporter(index: try index).importFile(url, progress: forward).line
+    }
+
+    /// Gives places without a zone of their own the IANA zone of their GeoNames city: what opening
+    /// hours are evaluated in when a provider gave none. One index read serves the whole result set.
+    func withTimeZones(_ places: [Place]) throws -> [Place] {
+        let missing = places.indices.filter { places[$0].timeZone == nil && places[$0].utcOffsetMinutes == nil }
+        guard !missing.isEmpty else { return places }
+        let cities = try index.cities(near: missing.map { places[$0].coordinate })
+        var result = places
+        for (i, city) in zip(missing, cities) { result[i].timeZone = city?.timeZone }
+        return result
+    }
+
+    // MARK: Lookups: cache, local index, paid providers under the budget.
+
+    /// Looks one place up through the pipeline. The answer carries its time zone, so `open_now` is known.
+    public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
+        try withTimeZone(await pipeline.lookup(request))
+    }
+
+    /// The providers `request` would ask, cheapest first, with their quotes (`--explain`'s chain line).
+    public func lookupChain(for request: LookupRequest) throws -> [(provider: String, quote: PriceQuote)] {
+        try pipeline.chain(for: request).map { ($0.provider.name, $0.quote) }
+    }
+
+    /// Providers in the configured chain that cannot be used, each with why ("no API key: set YELP_API_KEY").
+    public func unusableProviders() throws -> [(provider: String, reason: String)] {
+        try networkProviders.get().filter { settings.chain.contains($0.name) }
+            .compactMap { configured in configured.reason.map { (configured.name, $0) } }
+            .sorted { $0.provider < $1.provider }
+    }
+
+    /// Looks up every row of a batch file (the columns of `places match`) with at most `concurrency` lookups
+    /// in flight (default from `[pipeline]`), each asked like a single lookup (``LookupRequest/asking(_:for:maxCost:offline:)``).
+    public func lookupBatch(_ file: URL, extraFields: Set<PlaceField>, concurrency: Int? = nil, maxCost: MicroDollars? = nil,
+                            offline: Bool = false,
+                            onResult: @Sendable (_ result: BatchRowResult, _ done: Int, _ total: Int) async throws -> Void)
+        async throws -> BatchSummary {
+        let template = LookupRequest.asking(MatchQuery(name: ""), for: extraFields)
+        let rows = try RecordFile.read(file).records.map { record in
+            BatchRow(id: record.id, query: MatchQuery(name: record.name, near: record.coordinate, address: record.address,
+                                                      city: record.city, countryCode: record.countryCode,
+                                                      phone: record.phone, category: record.category,
+                                                      fields: template.query.fields))
+        }
+        return try await pipeline.runBatch(rows, concurrency: concurrency ?? settings.batchConcurrency, maxCost: maxCost,
+                                           offline: offline, requiredFields: template.requiredFields) { result, done in
+            var result = result
+            if let outcome = result.outcome { result.outcome = try withTimeZone(outcome) }
+            try await onResult(result, done, rows.count)
+        }
+    }
+
+    private func withTimeZone(_ outcome: LookupOutcome) throws -> LookupOutcome {
+        guard let place = outcome.place else { return outcome }
+        var result = outcome
+        result.place = try withTimeZones([place])[0]
+        return result
+    }
+
+    static func lookupPolicy(_ settings: PipelineSettings) -> LookupPolicy {
+        var preference: [PlaceField: [String]] = [:]
+        for (name, providers) in settings.fieldPreference {
+            if let fields = try? PlaceField.parseList(name) { for field in fields { preference[field] = providers } }
+        }
+        return LookupPolicy(grid: CoordinateGrid(meters: settings.cache.gridMeters), answerTTL: settings.cache.answerTTL,
+                            negativeTTL: settings.cache.negativeTTL,
+                            merger: PlaceMerger(preference: preference, defaultPreference: settings.defaultPreference))
+    }
+
+    // MARK: Budget and cache.
+
+    /// Spend, limits and what is left, per provider, today and this month.
+    public func budgetReport() async throws -> BudgetReport {
+        try await ledger.report()
+    }
+
+    /// Sets a provider's (or, with `nil`, the overall) limits; `.some(nil)` removes one, `.none` leaves it.
+    public func setBudgetLimits(provider: String?, perDay: MicroDollars??, perMonth: MicroDollars??) async throws {
+        try await ledger.setLimits(provider: provider, perDay: perDay, perMonth: perMonth)
+    }
+
+    public func cacheStats() async throws -> CacheStats {
+        try await cache.stats()
+    }
+
+    /// Where the lookup cache lives (a file path for SQLite), for `places cache stats`.
+    public func cacheLocation() throws -> String {
+        try cache.location
+    }
+
+    /// Drops cached entries (all, one provider's, or only expired ones) and says how many.
+    public func purgeCache(provider: String? = nil, expiredOnly: Bool = false) async throws -> Int {
+        try await cache.purge(provider: provider, expiredOnly: expiredOnly)
+    }
+
+    public func vacuumCache() async throws {
+        try await cache.vacuum()
+    }
+}
+
+/// The name the server and older callers know the application by.
+public typealias PlacesService = PlacesApplication
+
+extension LookupRequest {
+    /// The one way every front end asks a lookup (CLI `lookup` and `--batch`, server `LOOKUP`, spots): the
+    /// usual fields are fetched and shown when known, but only an id, a name, a point and `extra` are worth
+    /// paying for. Asked the same way, the same question has the same cache key wherever it comes from.
+    public static func asking(_ query: MatchQuery, for extra: Set<PlaceField> = [], maxCost: MicroDollars? = nil,
+                              offline: Bool = false) -> LookupRequest {
+        var query = query
+        query.fields = PlaceField.defaultSet.union(extra)
+        return LookupRequest(query: query, maxCost: maxCost, offline: offline,
+                             requiredFields: Set<PlaceField>([.id, .name, .coordinate]).union(extra))
+    }
+}
+
+/// A local search's places and what to tell the user about them.
+public struct LocalSearchOutcome: Sendable {
+    public var places: [Place]
+    public var notes: [LocalSearchNote]
+}
+
+/// Something a local search says besides its places; each front end words it.
+public enum LocalSearchNote: Sendable, Hashable {
+    /// A word looked like a typo of this.
+    case didYouMean(String)
+    /// The point lies outside every imported map extract (`covered` says what each one covers).
+    case outsideMapData(near: Coordinate, covered: [String])
+    /// Nothing matched, with this many files imported.
+    case nothingMatches(text: String, importedFiles: Int)
+}
+
+extension LocalProvider {
+    /// Whether an id belongs to the local index (OSM objects and GeoNames cities).
+    static func handles(_ id: PlaceID) -> Bool { id.provider == "osm" || id.provider == "geonames" }
+}
+
+/// The data shipped inside the package: the Helsinki OSM extract and a worldwide GeoNames cities list.
+enum EmbeddedData {
+    static let files = ["helsinki.osm.pbf", "geonames-cities15000.txt.gz"]
+
+    static func url(_ name: String) throws -> URL {
+        let directory = Bundle.module.resourceURL?.appendingPathComponent("EmbeddedData", isDirectory: true)
+        guard let url = directory?.appendingPathComponent(name), FileManager.default.fileExists(atPath: url.path) else {
+            throw InputError("the bundled data file \(name) is missing from this build; reinstall places")
+        }
+        return url
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import LookupCache
+import PlacesCore
+
+/// Keeps a provider's answers to searches, nearby lists, details, reverse geocodes and suggestions in the
+/// lookup cache for as long as that provider's terms allow (``CacheTerms/wholeAnswer``, never longer than
+/// `[cache] answer_ttl_s`), so a repeated question is answered without a call and without spending.
+///
+/// `match` passes through: the lookup pipeline caches the whole merged answer under the lookup's own key,
+/// and keeping each provider's candidates as well would store the same data twice.
+public struct CachingProvider: ProviderDecorator {
+    public let wrapped: any PlaceProvider
+    public let cache: any LookupCacheStore
+    /// Coordinates in keys are snapped to this grid (`[cache] grid_m`), as lookup keys are.
+    public let grid: CoordinateGrid
+    /// How long an answer is kept: the shorter of the provider's terms and the configured longest.
+    public let timeToLive: TimeInterval
+    private let clock: @Sendable () -> Date
+
+    public init(_ provider: any PlaceProvider, cache: any LookupCacheStore, grid: CoordinateGrid, longest: TimeInterval,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        wrapped = provider
+        self.cache = cache
+        self.grid = grid
+        timeToLive = min(longest, provider.cacheTerms.wholeAnswer ?? .infinity)
+        self.clock = clock
+    }
+
+    /// The cache key of one call: the provider, then the query's canonical form.
+    public func cacheKey(_ query: some PlaceQuery) -> String {
+        "provider|\(name)|" + query.canonicalForm(grid: grid)
+    }
+
+    public func search(_ query: SearchQuery) async throws -> [Place] {
+        try await cached(query) { try await wrapped.search(query) }
+    }
+
+    public func nearby(_ query: NearbyQuery) async throws -> [Place] {
+        try await cached(query) { try await wrapped.nearby(query) }
+    }
+
+    public func details(_ query: DetailsQuery) async throws -> Place? {
+        try await cached(query) { try await wrapped.details(query) }
+    }
+
+    public func reverse(_ query: ReverseQuery) async throws -> ReverseGeocode? {
+        try await cached(query) { try await wrapped.reverse(query) }
+    }
+
+    public func suggest(_ query: SuggestQuery) async throws -> [Suggestion] {
+        try await cached(query) { try await wrapped.suggest(query) }
+    }
+
+    public func match(_ query: MatchQuery) async throws -> [Place] {
+        try await wrapped.match(query)
+    }
+
+    /// A fresh stored answer, or the provider's, stored for ``timeToLive`` when the terms allow keeping it.
+    /// An empty answer is stored too: "nothing there" costs the same to ask again.
+    private func cached<Value: Codable & Sendable>(_ query: some PlaceQuery,
+                                                   _ load: () async throws -> Value) async throws -> Value {
+        guard timeToLive > 0 else { return try await load() }
+        let key = cacheKey(query)
+        if let entry = try await cache.entry(for: key), entry.isFresh(at: clock()),
+           let stored = try? JSONDecoder().decode(Value.self, from: entry.payload) {
+            return stored
+        }
+        let value = try await load()
+        try await cache.store(key: key, kind: .answer, payload: try JSONEncoder().encode(value), providers: [name], ttl: timeToLive)
+        return value
+    }
+}
