@@ -10,14 +10,18 @@ import Testing
 /// and the other parts of the application opened on a state directory of each test's own.
 actor SharedIndex {
     static let shared = SharedIndex()
-    private var service: PlacesService?
+    private var service: PlacesApplication?
 
-    func get() async throws -> PlacesService {
+    func get() async throws -> PlacesApplication {
         if let service { return service }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-server-tests-\(UUID().uuidString)")
         let environment = PlacesEnvironment.resolve(variables: ["PLACES_HOME": home.path])
         // Building the index blocks for seconds: keep it off the threads the servers' tasks need.
-        let opened = try await offPool { try PlacesService.open(environment) }
+        let opened = try await offPool { () throws -> PlacesApplication in
+            let app = try PlacesApplication.open(environment)
+            try app.openLocalIndex()  // built now, so `application(home:)` copies it
+            return app
+        }
         service = opened
         return opened
     }
