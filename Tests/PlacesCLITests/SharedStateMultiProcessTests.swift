@@ -20,35 +20,13 @@ struct SharedStateMultiProcessTests {
     func homes(_ fake: FakeUpstream, dailyUSD: String) async throws -> (homes: [CLIHarness], environment: [String: String]) {
         let url = try await PostgresTestCluster.freshDatabase("shared").description
         let environment = Self.key.merging(["PLACES_DATABASE_URL": url]) { $1 }
-        let config = """
-            [providers.google]
-            base_url = "\(fake.baseURL.absoluteString)"
-            timeout_s = 30
-            [providers.yelp]
-            enabled = false
-            [providers.foursquare]
-            enabled = false
-            [providers.nominatim]
-            enabled = false
-
-            [pipeline]
-            chain = ["local", "google"]
-
-            [budget.providers.google]
-            daily_usd = \(dailyUSD)
-            [budget.free_calls_per_month]
-            "google.search.pro" = 0
-            "google.search.enterprise" = 0
-            "google.nearby.pro" = 0
-            "google.details.pro" = 0
-            "google.details.essentials" = 0
-            "google.autocomplete" = 0
-
-            """
         var homes: [CLIHarness] = []
         for _ in 0..<2 {
-            let cli = try CLIHarness.fresh()
-            try Data(config.utf8).write(to: cli.home.appendingPathComponent("config.toml"))
+            // The metering tests' home: Google on the fake, the other providers off, no free allowance.
+            let cli = try PaidCallMeteringCLITests().home(fake, dailyUSD: dailyUSD)
+            // Few connections per process: the test cluster is shared with every other suite running at once.
+            let config = cli.home.appendingPathComponent("config.toml")
+            try Data((try String(contentsOf: config, encoding: .utf8) + "\n[storage]\npool_size = 2\ntimeout = \"120s\"\n").utf8).write(to: config)
             let built = try await offPool { try cli.run(arguments: ["reverse", "60.17,24.94"], environment: environment) }
             #expect(built.status == 0, "\(built.stderr)")
             homes.append(cli)
@@ -89,17 +67,19 @@ struct SharedStateMultiProcessTests {
         let (homes, environment) = try await homes(fake, dailyUSD: "0.16")
         let servers = try await offPool { try homes.map { try RunningServer.start($0, environment: environment) } }
         defer { servers.forEach { $0.kill() } }
-        // 80 through the two servers, 20 through CLI processes of both homes, all at once.
+        // 80 through the two servers, 20 through two CLI processes (a batch of 10 each, 5 at a time), all at once.
         let socketRequests = (0..<80).map { index in
             (port: servers[index % 2].port, request: "LOOKUP \"Blue Bottle Coffee \(index)\" NEAR 37.7763 -122.4232")
         }
         async let replies = Self.concurrently(socketRequests)
         let printed = try await withThrowingTaskGroup(of: CLIHarness.Result.self) { group in
-            for index in 80..<100 {
+            for process in 0..<2 {
+                let batch = homes[process].home.appendingPathComponent("batch.csv")
+                let rows = (0..<10).map { "\(80 + process * 10 + $0),Blue Bottle Coffee \(80 + process * 10 + $0),37.7763,-122.4232" }
+                try Data((["id,name,lat,lon"] + rows).joined(separator: "\n").utf8).write(to: batch)
                 group.addTask {
                     try await offPool {
-                        try homes[index % 2].run(arguments: ["lookup", "Blue Bottle Coffee \(index)", "--near", "37.7763,-122.4232", "--json"],
-                                                 environment: environment)
+                        try homes[process].run(arguments: ["lookup", "--batch", batch.path, "--concurrency", "5"], environment: environment)
                     }
                 }
             }

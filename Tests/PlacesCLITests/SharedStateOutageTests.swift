@@ -31,7 +31,7 @@ struct SharedStateOutageTests {
         defer { cluster.stop() }
         let cli = try CLIHarness.fresh()
         // A short pool timeout so the outage shows quickly; the test's own deadlines are far longer.
-        try Data("[storage]\ntimeout = \"3s\"\n".utf8).write(to: cli.home.appendingPathComponent("config.toml"))
+        try Data("[storage]\ntimeout = \"3s\"\npool_size = 2\n".utf8).write(to: cli.home.appendingPathComponent("config.toml"))
         let environment = ["PLACES_DATABASE_URL": cluster.url]
         #expect(try await offPool { try cli.run(arguments: ["reverse", "60.17,24.94"], environment: environment) }.status == 0)
         let servers = try await offPool {
