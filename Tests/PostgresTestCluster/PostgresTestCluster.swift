@@ -62,53 +62,6 @@ public enum PostgresTestCluster {
     }
 }
 
-/// A cluster of one test's own (`cluster.sh start`), for a test that stops and restarts PostgreSQL: pausing the
-/// shared cluster would fail every other test running at the same time.
-public final class PrivateCluster: Sendable {
-    /// `postgres://places@127.0.0.1:PORT/postgres`.
-    public let url: String
-    public let directory: String
-
-    private init(url: String, directory: String) {
-        self.url = url
-        self.directory = directory
-    }
-
-    /// Starts a new cluster (a few seconds: initdb, then the server).
-    public static func start() throws -> PrivateCluster {
-        let output = try run("start")
-        func value(_ name: String) -> String? {
-            output.split(separator: "\n").first { $0.hasPrefix("export \(name)=") }
-                .map { String($0.dropFirst("export \(name)=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
-        }
-        guard let url = value(PostgresTestCluster.environmentVariable), let directory = value("PLACES_TEST_CLUSTER_DIR") else {
-            throw ClusterControlFailed(verb: "start (no URL in its output)", status: 0)
-        }
-        return PrivateCluster(url: url, directory: directory)
-    }
-
-    /// Stops the server, keeping its data.
-    public func pause() throws { _ = try Self.run("pause", directory) }
-    /// Starts it again on the same port.
-    public func resume() throws { _ = try Self.run("resume", directory) }
-    /// Stops it and removes its directory.
-    public func stop() { _ = try? Self.run("stop", directory) }
-
-    private static func run(_ arguments: String...) throws -> String {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("cluster.sh").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ClusterControlFailed(verb: arguments[0], status: process.terminationStatus) }
-        return String(decoding: data, as: UTF8.self)
-    }
-}
-
 public struct ClusterMissing: Error, CustomStringConvertible {
     public var description: String {
         "CI=true but PLACES_TEST_DATABASE_URL is not set: .ci/run starts the cluster (Tests/PostgresTestCluster/cluster.sh start)"
