@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // MARK: Core model: Foundation only.
@@ -74,8 +75,12 @@ let package = Package(
             path: "Sources/PostgresStorage"),
 
         // MARK: Provider plugins.
-        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "LocalProvider", dependencies: ["PlacesCore", "PlaceIndex", "CZlib"], path: "Providers/Local"),
+        // zlib for PBF blobs and .gz dumps (named apart from ZIPFoundation's own `CZlib` module).
+        .systemLibrary(name: "CSystemZlib", path: "Sources/CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "LocalProvider",
+            dependencies: ["PlacesCore", "PlaceIndex", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            path: "Providers/Local"),
         .target(
             name: "ProviderHTTP",
             dependencies: ["PlacesCore", .product(name: "Logging", package: "swift-log")],

@@ -67,58 +67,36 @@ public final class PlaceIndexWriter {
     ///     Wikipedia links, kind).
     public func insert(_ place: Place, kind: IndexedPlaceKind, source: String, keywords: [String] = [],
                        alternateNames: [String] = [], importance: Double = 0) throws {
-        let id = place.id.description
-        let a = place.address
-        let nameWords = SearchText.words(place.name)
-        // Each name's words between bars ("| tukholma | stokholm | rkioski |"): the tokenizer ignores the
-        // bars, and a search can tell a whole-name match from a match of some words with one `instr`.
-        var names: [String] = []
-        for alternate in alternateNames {
-            let words = SearchText.words(alternate)
-            names.append(words.joined(separator: " "))
-            names += SearchText.joinedForms(words)
-            collectTypoTerms(words)
-        }
-        names += SearchText.joinedForms(nameWords)
-        let searchAlt = names.isEmpty ? "" : "| " + Self.unique(names).joined(separator: " | ") + " |"
-        collectTypoTerms(nameWords)
-        var addressWords: [String] = []
-        if let a {
-            let street = SearchText.words(a.street ?? "")
-            collectTypoTerms(street)
-            addressWords = street + SearchText.joinedForms(street)
-            if let number = a.houseNumber { addressWords += SearchText.words(number) + [SearchText.houseNumber(number)] }
-            for part in [a.unit, a.district, a.city] { if let part { addressWords += SearchText.words(part) } }
-        }
-        let arguments: StatementArguments = [
-            id, source, kind.rawValue, place.name, TextFolding.fold(place.name),
-            place.coordinate.latitude, place.coordinate.longitude, place.category,
-            place.categories.joined(separator: "\n"), place.brand, place.brand.map(TextFolding.fold),
-            place.phone, place.website, place.openingHoursText, place.timeZone,
-            a?.houseNumber, a?.street, a?.unit, a?.postcode, a?.city, a?.district, a?.region, a?.countryCode,
-            place.attribution, now, keywords.joined(separator: " "), alternateNames.joined(separator: "\n"),
-            nameWords.joined(separator: " "), searchAlt,
-            Self.unique(addressWords).joined(separator: " "), importance,
-        ]
+        try insert(PreparedPlace(place, kind: kind, source: source, keywords: keywords, alternateNames: alternateNames,
+                                 importance: importance))
+    }
+
+    /// Adds or replaces one place whose row and words were prepared beforehand (on any thread: imports
+    /// prepare their places on every core while this connection inserts).
+    public func insert(_ prepared: PreparedPlace) throws {
+        for words in prepared.typoWords { collectTypoTerms(words) }
+        var values = prepared.values
+        values.append(now.databaseValue)
+        let arguments = StatementArguments(values)
         let insert = try db.cachedStatement(sql: """
             INSERT INTO place (id, source, kind, name, folded_name, lat, lon, category, categories, brand, folded_brand,
                 phone, website, opening_hours, time_zone, house_number, street, unit, postcode, city, district, region,
-                country_code, attribution, imported_at, keywords, alt_names, search_name, search_alt, search_address,
-                importance)
+                country_code, attribution, keywords, alt_names, search_name, search_alt, search_address,
+                importance, imported_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO NOTHING
             """)
         try insert.execute(arguments: arguments)
         if db.changesCount == 0 {
             // Another file had this object: the newer import wins.
-            if let existing = try Int64.fetchOne(db.cachedStatement(sql: "SELECT rowid FROM place WHERE id = ?"), arguments: [id]) {
+            if let existing = try Int64.fetchOne(db.cachedStatement(sql: "SELECT rowid FROM place WHERE id = ?"), arguments: [prepared.id]) {
                 try deletePlace(rowid: existing)
             }
             try insert.execute(arguments: arguments)
         }
         if firstPendingRowid == nil { firstPendingRowid = db.lastInsertedRowID }
-        if kind != .address, let first = nameWords.first {
-            namePrefixes.add(place: db.lastInsertedRowID, firstWord: first, importance: importance)
+        if prepared.kind != .address, let first = prepared.firstNameWord {
+            namePrefixes.add(place: db.lastInsertedRowID, firstWord: first, importance: prepared.importance)
         }
     }
 
@@ -136,11 +114,6 @@ public final class PlaceIndexWriter {
             for entry in places { try statement.execute(arguments: [prefix, entry.importance, entry.place]) }
         }
         namePrefixes = NamePrefixes()
-    }
-
-    private static func unique(_ words: [String]) -> [String] {
-        var seen = Set<String>()
-        return words.filter { seen.insert($0).inserted }
     }
 
     /// Words a typo may be corrected to: names and streets, 4 letters or more, no digits.
@@ -235,5 +208,67 @@ struct NamePrefixes {
                   entries[weakest].importance < entry.importance {
             entries[weakest] = entry
         }
+    }
+}
+
+/// One place's row and searchable words, computed from the place alone (no database), so that imports can
+/// prepare places on every core and hand them to ``PlaceIndexWriter/insert(_:)-(PreparedPlace)`` in order.
+public struct PreparedPlace: Sendable {
+    let id: String
+    let kind: IndexedPlaceKind
+    let importance: Double
+    /// The row's values in the order of the writer's INSERT, without `imported_at`.
+    let values: [DatabaseValue]
+    /// Word lists whose words typo correction may correct to (names and streets).
+    let typoWords: [[String]]
+    let firstNameWord: String?
+
+    /// The parameters are those of ``PlaceIndexWriter/insert(_:kind:source:keywords:alternateNames:importance:)``.
+    public init(_ place: Place, kind: IndexedPlaceKind, source: String, keywords: [String] = [], alternateNames: [String] = [],
+                importance: Double = 0) {
+        let a = place.address
+        let nameWords = SearchText.words(place.name)
+        var typoWords: [[String]] = []
+        // Each name's words between bars ("| tukholma | stokholm | rkioski |"): the tokenizer ignores the
+        // bars, and a search can tell a whole-name match from a match of some words with one `instr`.
+        var names: [String] = []
+        for alternate in alternateNames {
+            let words = SearchText.words(alternate)
+            names.append(words.joined(separator: " "))
+            names += SearchText.joinedForms(words)
+            typoWords.append(words)
+        }
+        names += SearchText.joinedForms(nameWords)
+        let searchAlt = names.isEmpty ? "" : "| " + Self.unique(names).joined(separator: " | ") + " |"
+        typoWords.append(nameWords)
+        var addressWords: [String] = []
+        if let a {
+            let street = SearchText.words(a.street ?? "")
+            typoWords.append(street)
+            addressWords = street + SearchText.joinedForms(street)
+            if let number = a.houseNumber { addressWords += SearchText.words(number) + [SearchText.houseNumber(number)] }
+            for part in [a.unit, a.district, a.city] { if let part { addressWords += SearchText.words(part) } }
+        }
+        let values: [(any DatabaseValueConvertible)?] = [
+            place.id.description, source, kind.rawValue, place.name, TextFolding.fold(place.name),
+            place.coordinate.latitude, place.coordinate.longitude, place.category,
+            place.categories.joined(separator: "\n"), place.brand, place.brand.map(TextFolding.fold),
+            place.phone, place.website, place.openingHoursText, place.timeZone,
+            a?.houseNumber, a?.street, a?.unit, a?.postcode, a?.city, a?.district, a?.region, a?.countryCode,
+            place.attribution, keywords.joined(separator: " "), alternateNames.joined(separator: "\n"),
+            nameWords.joined(separator: " "), searchAlt,
+            Self.unique(addressWords).joined(separator: " "), importance,
+        ]
+        self.id = place.id.description
+        self.kind = kind
+        self.importance = importance
+        self.values = values.map { $0?.databaseValue ?? .null }
+        self.typoWords = typoWords
+        self.firstNameWord = nameWords.first
+    }
+
+    private static func unique(_ words: [String]) -> [String] {
+        var seen = Set<String>()
+        return words.filter { seen.insert($0).inserted }
     }
 }

@@ -269,7 +269,8 @@ public final class PlacesApplication: Sendable {
         }
         return LookupPolicy(grid: CoordinateGrid(meters: settings.cache.gridMeters), answerTTL: settings.cache.answerTTL,
                             negativeTTL: settings.cache.negativeTTL,
-                            merger: PlaceMerger(preference: preference, defaultPreference: settings.defaultPreference))
+                            merger: PlaceMerger(preference: preference, defaultPreference: settings.defaultPreference),
+                            payWhenAmbiguous: settings.payWhenAmbiguous)
     }
 
     // MARK: Budget and cache.

@@ -8,15 +8,27 @@ import PlacesPipeline
 /// `places-bench pipeline [lookups] [places] [shares]` (shares: cheap coverage, default `0.5,0.8,0.95`):
 /// the honest lookup benchmark. It replays lookups as people make them through the real pipeline (real
 /// matcher, real SQLite cache and ledger) against in-process fake providers that answer the way real ones
-/// do, and compares what the pipeline spends with three references run on the same lookups:
+/// do, and compares what the pipeline spends with references run on the same lookups:
 ///
 /// - **always costly**: the costly provider only, behind the same cache;
 /// - **cheap first, no cache**: the pipeline's chain without its cache;
+/// - **pipeline** (default) and **pipeline, paying when ambiguous** (`payWhenAmbiguous`);
 /// - **oracle**: pays once per distinct question (cache key) whose place the cheap source does not know,
 ///   and nothing else: the least any pipeline with this cache could spend. It knows what no pipeline
-///   can: which places the cheap source lacks. A name typed without its kind word ("Vakasu") may mean the
-///   café the cheap source lists or a museum "Vakasu" it lacks; the oracle counts the question as free when
-///   the café was meant (see `without_kind_word_naming_several_places` for the share that no source can settle).
+///   can: which places the cheap source lacks.
+///
+/// **Ambiguous questions.** A question that two or more places within 150 m of the user fit equally well
+/// (its words fit each equally, and none is named by exactly the words typed: "Kalmari" beside Kalmari
+/// Grill and Kalmari Pizzeria) cannot be settled by any source. The costly provider answers it as a real
+/// one does, with its own guess (the fitting place nearest the user), right only when that guess is the
+/// place meant; `ambiguous_settled_by_paying` counts how often. When the cheap source lists two or more of
+/// the fitting places (`ambiguous_seen_by_cheap`: what a pipeline can see), the oracle neither pays for the
+/// question nor counts it wrong; the pipeline by default answers it `review` with the fitting places and
+/// pays nothing (`ambiguous_answered_review`), and with `payWhenAmbiguous` asks the costly provider anyway.
+///
+/// The query generator is independent of the matcher's rules: names are typed the way people type them
+/// (the slips below, from the misspelling literature), not the way the matcher forgives them, and nothing
+/// in the matcher was tuned to this generator's typo model.
 ///
 /// The world is `places` businesses in central Helsinki, in families that share a distinctive word and
 /// stand 5–40 m apart ("Kalmari Grill", "Kalmari Pizzeria", "Kalmari Books"). Each lookup is one person
@@ -42,6 +54,7 @@ enum PipelineBenchmark {
         print("pipeline.places \(placeCount) count")
         var worstRatio = 0.0
         var totalWrong = 0
+        var summaries: [String] = []
         for share in shares {
             let label = "cheap_\(Int((share * 100).rounded()))"
             let world = PipelineBenchWorld(placeCount: placeCount, cheapShare: share)
@@ -52,6 +65,12 @@ enum PipelineBenchmark {
             // and Kalmari Pizzeria): a question no source can settle, which the oracle still counts as free.
             let shared = workload.filter { $0.typing == "without_kind_word" && world.familySize[$0.truth] > 1 }.count
             print("\(label).without_kind_word_naming_several_places \(shared) count")
+            let ambiguous = workload.filter { $0.fitting.count > 1 }
+            print("\(label).ambiguous_lookups \(ambiguous.count) count (\(Set(ambiguous.map { keys.cacheKey($0.request) }).count) distinct questions)")
+            let seen = workload.filter(\.ambiguousToCheap)
+            print("\(label).ambiguous_seen_by_cheap \(seen.count) count (\(Set(seen.map { keys.cacheKey($0.request) }).count) distinct questions)")
+            let settled = ambiguous.filter { $0.fitting.first == $0.truth }.count
+            print("\(label).ambiguous_settled_by_paying \(settled) of \(ambiguous.count) count (the costly provider's guess is the place meant)")
 
             let always = try await replay("\(label).always_costly_cached", world: world, workload: workload, scorer: scorer,
                                           useCheap: false, useCache: true)
@@ -59,11 +78,23 @@ enum PipelineBenchmark {
                                            useCheap: true, useCache: false)
             let full = try await replay("\(label).pipeline", world: world, workload: workload, scorer: scorer,
                                         useCheap: true, useCache: true)
-            let oracle = try oracleSpend(world: world, workload: workload)
+            let paying = try await replay("\(label).pipeline_pay_when_ambiguous", world: world, workload: workload,
+                                          scorer: scorer, useCheap: true, useCache: true, payWhenAmbiguous: true)
+            let oracle = oracleSpend(world: world, workload: workload)
             let perThousand = 1_000 / Double(workload.count)
+            print("\(label).oracle.paid_calls \(oracle.value / price.value) count")
             print(String(format: "%@.oracle.dollars_per_1000 %.4f USD", label, oracle.dollars * perThousand))
             let ratio = Double(full.spent.value) / Double(max(1, oracle.value))
             print(String(format: "%@.pipeline_vs_oracle %.3f x", label, ratio))
+            print(String(format: "%@.pipeline_pay_when_ambiguous_vs_oracle %.3f x", label,
+                         Double(paying.spent.value) / Double(max(1, oracle.value))))
+            for (name, result) in [("always costly, cached", always), ("cheap first, no cache", noCache), ("pipeline", full),
+                                   ("pipeline, pay when ambiguous", paying)] {
+                summaries.append(String(format: "%@ %@: $%.2f per 1,000, %d wrong, %d ambiguous answered review", label, name,
+                                        result.spent.dollars * perThousand, result.wrong, result.ambiguousReview))
+            }
+            summaries.append(String(format: "%@ oracle: $%.2f per 1,000; pipeline %.2fx the oracle; paying settles %d of %d ambiguous lookups",
+                                    label, oracle.dollars * perThousand, ratio, settled, ambiguous.count))
             print(String(format: "%@.saving_vs_always_costly_cached %.2f %%", label,
                          (1 - Double(full.spent.value) / Double(max(1, always.spent.value))) * 100))
             print(String(format: "%@.saving_vs_cheap_first_no_cache %.2f %%", label,
@@ -71,6 +102,7 @@ enum PipelineBenchmark {
             worstRatio = max(worstRatio, ratio)
             totalWrong += full.wrong + noCache.wrong + always.wrong
         }
+        for line in summaries { print("pipeline.summary " + line) }
         print(String(format: "pipeline.worst_ratio_to_oracle %.3f x", worstRatio))
         print("pipeline.target_at_most_1.1x_oracle \(worstRatio <= 1.1 ? "met" : "missed")")
         print("pipeline.wrong_accepted_all_runs \(totalWrong) count")
@@ -81,25 +113,45 @@ enum PipelineBenchmark {
     struct ReplayResult {
         var spent: MicroDollars
         var wrong: Int
+        /// Lookups answered `review` with the places that fit the question equally.
+        var ambiguousReview: Int
     }
 
+    /// Cache keys as the pipelines compute them: one notion of "the same question" for every run.
+    static let keys = LookupPipeline(providers: [], scorer: MatcherScorer(matcher: PlaceMatcher()), cache: nil, ledger: nil)
+
     private static func replay(_ label: String, world: PipelineBenchWorld, workload: [PipelineBenchLookup],
-                               scorer: any CandidateScorer, useCheap: Bool, useCache: Bool) async throws -> ReplayResult {
+                               scorer: any CandidateScorer, useCheap: Bool, useCache: Bool,
+                               payWhenAmbiguous: Bool = false) async throws -> ReplayResult {
         let (pipeline, directory) = try makePipeline(world: world, scorer: scorer, useCheap: useCheap, useCache: useCache)
         defer { try? FileManager.default.removeItem(at: directory) }
         var spent = MicroDollars.zero
         var paidCalls = 0, accepted = 0, wrong = 0, doubtful = 0, unanswered = 0, cacheHits = 0
+        var ambiguousReview = 0, paidForAmbiguous = 0, ambiguousAccepted = 0, ambiguousAcceptedRight = 0
         // Paid calls the oracle would not make (the cheap source knew the place), by how the name was typed.
         var avoidable: [String: Int] = [:]
         // What each way of typing got: accepted, review, nothing.
         var outcomes: [String: (accepted: Int, review: Int, none: Int)] = [:]
         let started = ContinuousClock.now
         for item in workload {
-            let outcome = try await pipeline.lookup(item.request)
+            var request = item.request
+            request.payWhenAmbiguous = payWhenAmbiguous
+            let outcome = try await pipeline.lookup(request)
             spent = spent + outcome.cost
             paidCalls += outcome.calls["costly", default: 0]
-            if useCheap && outcome.calls["costly", default: 0] > 0 && world.cheapKnows[item.truth] {
+            let isAmbiguous = item.fitting.count > 1
+            if useCheap && outcome.calls["costly", default: 0] > 0 && world.cheapKnows[item.truth] && !item.ambiguousToCheap {
                 avoidable[item.typing, default: 0] += 1
+            }
+            if isAmbiguous && outcome.calls["costly", default: 0] > 0 { paidForAmbiguous += 1 }
+            if !outcome.ambiguousCandidates.isEmpty && !outcome.isAccepted { ambiguousReview += 1 }
+            if isAmbiguous && outcome.isAccepted {
+                ambiguousAccepted += 1
+                if ProcessInfo.processInfo.environment["PIPELINE_BENCH_DEBUG"] != nil && ambiguousAccepted <= 8 {
+                    let fits = item.fitting.map { world.places[$0].name }.joined(separator: " | ")
+                    FileHandle.standardError.write(Data("\(label): ambiguous \"\(item.request.query.name)\" (\(item.typing)) fits \(fits); accepted \(outcome.place?.name ?? "-")\n".utf8))
+                }
+                if outcome.place.map(world.truth(of:)) == item.truth { ambiguousAcceptedRight += 1 }
             }
             if outcome.cache == .hit { cacheHits += 1 }
             if outcome.isAccepted {
@@ -135,6 +187,9 @@ enum PipelineBenchmark {
         print("\(label).review_answers \(doubtful) count")
         print("\(label).no_answer \(unanswered) count")
         print("\(label).cache_hits \(cacheHits) count")
+        print("\(label).ambiguous_answered_review \(ambiguousReview) count")
+        print("\(label).paid_calls_for_ambiguous_lookups \(paidForAmbiguous) count")
+        print("\(label).ambiguous_accepted \(ambiguousAccepted) count (\(ambiguousAcceptedRight) the place meant)")
         print("\(label).accepted_review_none_by_typing " + outcomes.sorted { $0.key < $1.key }
             .map { "\($0.key) \($0.value.accepted)/\($0.value.review)/\($0.value.none)" }.joined(separator: ", "))
         print(String(format: "%@.lookups_per_second %.0f 1/s", label, Double(workload.count) / seconds))
@@ -142,15 +197,17 @@ enum PipelineBenchmark {
             print("\(label).paid_calls_the_cheap_source_could_answer \(avoidable.values.reduce(0, +)) count ("
                   + avoidable.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
         }
-        return ReplayResult(spent: spent, wrong: wrong)
+        return ReplayResult(spent: spent, wrong: wrong, ambiguousReview: ambiguousReview)
     }
 
-    /// One paid call per distinct question whose place the cheap source lacks: the cache keys come from a
-    /// pipeline with the same policy, so the oracle and the pipeline share one notion of "the same question".
-    private static func oracleSpend(world: PipelineBenchWorld, workload: [PipelineBenchLookup]) throws -> MicroDollars {
-        let keys = LookupPipeline(providers: [], scorer: MatcherScorer(matcher: PlaceMatcher()), cache: nil, ledger: nil)
+    /// One paid call per distinct question whose place the cheap source lacks, unless the cheap source
+    /// shows the question is ambiguous (no source settles it): the cache keys come from a pipeline with the same policy, so the
+    /// oracle and the pipeline share one notion of "the same question".
+    private static func oracleSpend(world: PipelineBenchWorld, workload: [PipelineBenchLookup]) -> MicroDollars {
         var paid = Set<String>()
-        for item in workload where !world.cheapKnows[item.truth] { paid.insert(keys.cacheKey(item.request)) }
+        for item in workload where !world.cheapKnows[item.truth] && !item.ambiguousToCheap {
+            paid.insert(keys.cacheKey(item.request))
+        }
         return MicroDollars(price.value * Int64(paid.count))
     }
 
@@ -195,6 +252,12 @@ struct PipelineBenchLookup: Sendable {
     var truth: Int
     /// How the name was typed ("exact", "typo", "finnish"…), for the breakdown of avoidable paid calls.
     var typing: String
+    /// The places the question fits equally well, nearest the user first (see ``PipelineBenchWorld/fitting(_:near:)``):
+    /// two or more make it ambiguous.
+    var fitting: [Int]
+    /// The question is ambiguous and the cheap source lists two or more of the places that fit it: the
+    /// ambiguity a pipeline can see.
+    var ambiguousToCheap: Bool
 }
 
 /// Generated businesses with known identities, so every accepted answer can be checked against the truth.
@@ -295,6 +358,54 @@ struct PipelineBenchWorld: Sendable {
         Int(place.id.nativeID.split(separator: "-").last ?? "") ?? -1
     }
 
+    /// How far from the user a place may be to fit a question.
+    static let fitDistance = 150.0
+
+    /// The places within ``fitDistance`` of the user that fit the question best, nearest first, as a source
+    /// that lists every place under its name and its Finnish name (as one indexing alternate names does)
+    /// sees them. Each word typed fits the listed word it fits best: equal (3), one typo apart (2), the same first four letters (1). The places whose
+    /// words fit best in sum; of those, the ones every word of whose name was typed ("Kalmari" the museum,
+    /// asked "Kalmari"), when there are any. Two or more make the question ambiguous.
+    func fitting(_ name: String, near: Coordinate) -> [Int] {
+        let asked = PipelineBenchProvider.words(name)
+        var best = 0
+        var top: [(place: Int, whole: Bool, distance: Double)] = []
+        for i in around(near) {
+            let distance = GeoMath.distance(near, places[i].coordinate)
+            guard distance <= Self.fitDistance else { continue }
+            var sum = 0, whole = false
+            for listing in [places[i].name, finnishName(i)] {
+                let words = PipelineBenchProvider.words(listing)
+                let fit = asked.map { word in words.map { Self.wordFit(word, $0) }.max() ?? 0 }.reduce(0, +)
+                let all = words.allSatisfy { listedWord in asked.contains { Self.wordFit($0, listedWord) > 0 } }
+                if fit > sum || (fit == sum && all) { (sum, whole) = (fit, all) }
+            }
+            guard sum > 0, sum >= best else { continue }
+            if sum > best { best = sum; top = [] }
+            top.append((i, whole, distance))
+        }
+        let whole = top.filter(\.whole)
+        return (whole.isEmpty ? top : whole).sorted { $0.distance < $1.distance }.map(\.place)
+    }
+
+    /// The name the cheap source lists a place under, nil when it does not know the place.
+    func cheapListing(_ i: Int) -> String? {
+        guard cheapKnows[i] else { return nil }
+        return cheapFinnish[i] ? finnishName(i) : places[i].name
+    }
+
+    /// The place's name with its kind word in Finnish ("Kalmari Grilli").
+    func finnishName(_ i: Int) -> String {
+        let kind = Self.kinds[kindOf[i]]
+        return kind.finnish.isEmpty ? stems[i] : "\(stems[i]) \(kind.finnish)"
+    }
+
+    static func wordFit(_ a: [Character], _ b: [Character]) -> Int {
+        if a == b { return 3 }
+        if min(a.count, b.count) >= 4 && PipelineBenchProvider.oneEditApart(a, b) { return 2 }
+        return a.prefix(4) == b.prefix(4) ? 1 : 0
+    }
+
     /// The places within about 400 m of a point.
     func around(_ point: Coordinate) -> [Int] {
         let y = Int64((point.latitude * 111_320 / 200).rounded(.down))
@@ -324,8 +435,10 @@ struct PipelineBenchWorld: Sendable {
                 (name, typing) = (places[truth].name, "exact")
             }
             let query = MatchQuery(name: name, near: near)
+            let fits = fitting(name, near: near)
             return PipelineBenchLookup(request: LookupRequest(query: query, requiredFields: PipelineBenchmark.required),
-                                       truth: truth, typing: typing)
+                                       truth: truth, typing: typing, fitting: fits,
+                                       ambiguousToCheap: fits.count > 1 && fits.filter { cheapKnows[$0] }.count > 1)
         }
     }
 
@@ -365,7 +478,8 @@ struct PipelineBenchWorld: Sendable {
 /// biased to a location does. A word is shared when it starts the same (four letters) or is one typo away
 /// (a swapped, dropped, added or changed letter in a word of four letters or more): the local index and the
 /// paid providers both forgive a typo. The cheap one lists some places under their Finnish names and
-/// without phones.
+/// without phones. Asked a question several places fit equally well (see ``PipelineBenchWorld/fitting(_:near:)``),
+/// the costly one answers as a real one does: with its own guess, the fitting place nearest the user.
 struct PipelineBenchProvider: PlaceProvider {
     let name: String
     let price: MicroDollars
@@ -380,14 +494,19 @@ struct PipelineBenchProvider: PlaceProvider {
 
     func match(_ query: MatchQuery) async throws -> [Place] {
         guard let near = query.near else { return [] }
+        if !cheap {
+            let fitting = world.fitting(query.name, near: near)
+            if fitting.count > 1 {
+                var guess = world.places[fitting[0]]
+                guess.id = PlaceID(provider: name, nativeID: "\(name)-\(fitting[0])")
+                return [guess]
+            }
+        }
         let asked = Self.words(query.name)
         var found: [(shared: Int, distance: Double, place: Place)] = []
         for i in world.around(near) where !cheap || world.cheapKnows[i] {
             var place = world.places[i]
-            if cheap && world.cheapFinnish[i] {
-                let kind = PipelineBenchWorld.kinds[world.kindOf[i]]
-                place.name = kind.finnish.isEmpty ? world.stems[i] : "\(world.stems[i]) \(kind.finnish)"
-            }
+            if cheap, let listing = world.cheapListing(i) { place.name = listing }
             let listed = Self.words(place.name)
             let shared = asked.filter { word in listed.contains { Self.sameWord(word, $0) } }.count
             guard shared > 0 else { continue }

@@ -13,6 +13,10 @@ public enum PipelineConfigTemplate {
         review_threshold = 0.6
         # Rows looked up at once by `places lookup --batch`.
         batch_concurrency = 8
+        # A name several nearby places fit equally ("Kalmari" beside Kalmari Grill and Kalmari
+        # Pizzeria) is answered "not sure" with the places that fit, without paying: a paid provider
+        # would only guess. true asks the paid providers anyway (`places lookup --pay-when-ambiguous`).
+        pay_when_ambiguous = false
 
         # When several providers describe the same place, each field comes from the first provider
         # in its list that has it ("default" covers every field not listed).

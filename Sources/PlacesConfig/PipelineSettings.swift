@@ -21,6 +21,9 @@ public struct PipelineSettings: Sendable, Hashable {
     public var defaultPreference: [String] = ["google", "yelp", "foursquare", "nominatim", "local"]
     /// Lookups in flight at once in `--batch`.
     public var batchConcurrency: Int = 8
+    /// Ask paid providers even for an ambiguous question (several nearby places fit the name equally), which
+    /// they answer with a guess; by default it is answered `review` with the places that fit, unpaid.
+    public var payWhenAmbiguous = false
     public var cache = CacheSettings()
     public var budget = BudgetSettings()
 
@@ -69,7 +72,8 @@ extension PipelineSettings {
         try self.init(root: configuration.root)
     }
 
-    static let pipelineKeys = ["chain", "accept_threshold", "review_threshold", "batch_concurrency", "field_preference"]
+    static let pipelineKeys = ["chain", "accept_threshold", "review_threshold", "batch_concurrency", "field_preference",
+                               "pay_when_ambiguous"]
     static let cacheKeys = ["grid_meters", "answer_ttl", "negative_ttl", "max_size_mb"]
     static let budgetKeys = ["time_zone", "daily_usd", "monthly_usd", "providers", "free_calls_per_month"]
     static let limitKeys = ["daily_usd", "monthly_usd"]
@@ -98,6 +102,10 @@ extension PipelineSettings {
             if let value = try Self.number(section, "batch_concurrency", in: "pipeline", range: 1...256, what: "a number of lookups in flight") {
                 guard let whole = Int(exactly: value) else { throw InputError("config [pipeline] batch_concurrency must be a whole number from 1 to 256") }
                 batchConcurrency = whole
+            }
+            if let value = section["pay_when_ambiguous"] {
+                guard let flag = value.bool else { throw InputError("config [pipeline] pay_when_ambiguous must be true or false") }
+                payWhenAmbiguous = flag
             }
             if let value = section["field_preference"] {
                 guard let preference = value.table else { throw InputError("config [pipeline.field_preference] must be a table of field = [providers]") }

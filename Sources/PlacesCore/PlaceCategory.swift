@@ -37,7 +37,7 @@ public enum PlaceCategory {
     /// The normalised category for a provider label, or `nil` when it means nothing we group by.
     /// Accepts bare values (`cafe`), OSM `key=value` pairs and human titles ("Coffee Shop").
     public static func normalize(_ label: String) -> String? {
-        var key = TextFolding.fold(label).trimmingCharacters(in: .whitespaces)
+        var key = TextFolding.fold(label).trimmedOfSpaces
         if let equals = key.firstIndex(of: "=") {
             let tagKey = String(key[..<equals])
             key = String(key[key.index(after: equals)...])

@@ -8,6 +8,18 @@ public enum TextFolding {
         // ASCII has nothing to decompose or drop: lower case is the whole fold, without Foundation's
         // normalisation (which cost a GeoNames import with alternate names several seconds).
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        // Latin text (most names GeoNames and OSM hold) folds scalar by scalar from a table: NFKD works
+        // per character, and a precomposed Latin letter has no marks of its own to reorder.
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard let folded = latinFolds.fold(scalar) else { return foldedSlowly(text) }
+            result.append(contentsOf: folded)
+        }
+        return String(result)
+    }
+
+    /// The fold of any text, through Foundation's compatibility decomposition.
+    static func foldedSlowly(_ text: String) -> String {
         let decomposed = text.decomposedStringWithCompatibilityMapping.lowercased()
         var result = String.UnicodeScalarView()
         for scalar in decomposed.unicodeScalars {
@@ -27,5 +39,34 @@ public enum TextFolding {
             }
         }
         return String(result)
+    }
+
+    /// ``foldedSlowly(_:)`` of each scalar of Basic Latin, Latin-1, Latin Extended-A and -B and Latin
+    /// Extended Additional (plus the two quotation marks the fold turns into apostrophes), computed once.
+    private static let latinFolds = ScalarFolds()
+
+    struct ScalarFolds: Sendable {
+        static let ranges: [ClosedRange<UInt32>] = [0x0000...0x024F, 0x1E00...0x1EFF, 0x2018...0x2019]
+        private let folds: [[Unicode.Scalar]]
+
+        init() {
+            var folds: [[Unicode.Scalar]] = []
+            for range in Self.ranges {
+                for value in range {
+                    let scalar = Unicode.Scalar(value)!
+                    folds.append(Array(TextFolding.foldedSlowly(String(Character(scalar))).unicodeScalars))
+                }
+            }
+            self.folds = folds
+        }
+
+        func fold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar]? {
+            var offset = 0
+            for range in Self.ranges {
+                if range.contains(scalar.value) { return folds[offset + Int(scalar.value - range.lowerBound)] }
+                offset += range.count
+            }
+            return nil
+        }
     }
 }

@@ -43,6 +43,17 @@ public struct MatchResult: Sendable, Codable {
     public var score: Double
     public var verdict: MatchVerdict
     public var reasons: [MatchReason]
+    /// Another candidate of the same answer, a different place, fits the question as well as this one
+    /// ("Kalmari" when "Kalmari Grill" and "Kalmari Pizzeria" share a building): the words typed cannot
+    /// tell them apart. Set only by ``PlaceMatcher/compare(query:candidates:)``.
+    public var ambiguous: Bool
+
+    public init(score: Double, verdict: MatchVerdict, reasons: [MatchReason], ambiguous: Bool = false) {
+        self.score = score
+        self.verdict = verdict
+        self.reasons = reasons
+        self.ambiguous = ambiguous
+    }
 }
 
 /// Where scores turn into verdicts, and how far apart two listings of one place may be.
@@ -173,18 +184,28 @@ public struct PlaceMatcher: Sendable {
             } else if !typed, evidence[i].name < 0.9, oneTypoApart(q, prepared[i]) {
                 evidence[i] = evaluate(q, prepared[i], nameFloor: 0.9)
             }
+        }
+        // What each candidate scores before the kind-word rule below: the fit of the words typed.
+        let fit = evidence.map(\.score)
+        for i in prepared.indices {
             // "Vakasu" may be the museum or the café in it; the candidate's name says a kind of place
             // the question does not, and nothing but the name ties them.
+            let q = questions[i]
             if q.kindClasses == 0 && q.categoryKey == 0 && prepared[i].kindClasses != 0
                 && evidence[i].phone != .equal && !evidence[i].addressEqual && evidence[i].score >= thresholds.accept {
                 evidence[i].kindUnasked = true
                 evidence[i].score = below(thresholds.accept)
             }
         }
-        let matches = evidence.indices.filter { evidence[$0].score >= thresholds.accept }
-        if let best = matches.max(by: { evidence[$0].score < evidence[$1].score }) {
-            let rivals = matches.filter {
-                $0 != best && evidence[$0].score >= evidence[best].score - 0.05
+        // Candidates that fit the words typed. One that adds no kind word the question lacks ("Kalmari" the
+        // museum, asked "Kalmari") outranks those that do ("Kalmari Grill"); among those that do, two
+        // different places fitting about equally make the question ambiguous just as two full matches do.
+        let fitting = evidence.indices.filter { fit[$0] >= thresholds.accept }
+        let plain = fitting.filter { !evidence[$0].kindUnasked }
+        let contenders = plain.isEmpty ? fitting : plain
+        if let best = contenders.max(by: { fit[$0] < fit[$1] }) {
+            let rivals = contenders.filter {
+                $0 != best && fit[$0] >= fit[best] - 0.05
                     && evaluate(prepared[best], prepared[$0]).score < thresholds.accept
             }
             if !rivals.isEmpty {
@@ -196,7 +217,7 @@ public struct PlaceMatcher: Sendable {
         }
         return prepared.indices.map { i in
             MatchResult(score: evidence[i].score, verdict: verdict(evidence[i].score),
-                        reasons: reasons(evidence[i], questions[i], prepared[i]))
+                        reasons: reasons(evidence[i], questions[i], prepared[i]), ambiguous: evidence[i].ambiguous)
         }
     }
 

@@ -35,7 +35,8 @@ public struct MatcherScorer: CandidateScorer {
             case .review: .review
             case .nonMatch: .nonMatch
             }
-            return CandidateScore(score: result.score, verdict: verdict, reasons: result.reasons.map { "\($0)" })
+            return CandidateScore(score: result.score, verdict: verdict, reasons: result.reasons.map { "\($0)" },
+                                  ambiguous: result.ambiguous)
         }
     }
 }

@@ -12,13 +12,18 @@ public struct LookupRequest: Sendable, Hashable {
     /// The fields an answer must carry to be accepted; ``MatchQuery/fields`` is what providers are asked
     /// for. They differ when a caller wants the usual fields shown but will not pay for a missing address.
     public var requiredFields: Set<PlaceField>
+    /// `--pay-when-ambiguous` / `[pipeline] pay_when_ambiguous`: ask paid providers even when the cheap
+    /// candidates show the question is ambiguous. Off by default: a paid provider answers such a question
+    /// with its own guess, which settles nothing (see ``StopReason/ambiguous``).
+    public var payWhenAmbiguous: Bool
 
     public init(query: MatchQuery, maxCost: MicroDollars? = nil, offline: Bool = false,
-                requiredFields: Set<PlaceField>? = nil) {
+                requiredFields: Set<PlaceField>? = nil, payWhenAmbiguous: Bool = false) {
         self.query = query
         self.maxCost = maxCost
         self.offline = offline
         self.requiredFields = requiredFields ?? query.fields
+        self.payWhenAmbiguous = payWhenAmbiguous
     }
 }
 
@@ -32,11 +37,26 @@ public struct CandidateScore: Sendable, Hashable, Codable {
     public var score: Double
     public var verdict: LookupVerdict
     public var reasons: [String]
+    /// Another candidate of the same answer, a different place, fits the question as well: the words
+    /// typed cannot tell them apart ("Kalmari" for Kalmari Grill and Kalmari Pizzeria side by side).
+    public var ambiguous: Bool
 
-    public init(score: Double, verdict: LookupVerdict, reasons: [String] = []) {
+    public init(score: Double, verdict: LookupVerdict, reasons: [String] = [], ambiguous: Bool = false) {
         self.score = score
         self.verdict = verdict
         self.reasons = reasons
+        self.ambiguous = ambiguous
+    }
+
+    private enum CodingKeys: String, CodingKey { case score, verdict, reasons, ambiguous }
+
+    /// Reads cache entries written before `ambiguous` existed as not ambiguous.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        score = try container.decode(Double.self, forKey: .score)
+        verdict = try container.decode(LookupVerdict.self, forKey: .verdict)
+        reasons = try container.decode([String].self, forKey: .reasons)
+        ambiguous = try container.decodeIfPresent(Bool.self, forKey: .ambiguous) ?? false
     }
 }
 
@@ -53,6 +73,10 @@ public enum StopReason: String, Sendable, Hashable, Codable {
     case chainExhausted = "chain_exhausted"
     /// Every provider failed and an expired entry was served.
     case staleServed = "stale_served"
+    /// Several cheap candidates, different places, fit the question equally well, so no paid provider
+    /// was asked: it would answer with its own guess among them, which settles nothing. The answer is
+    /// `review`, with every fitting place in ``LookupOutcome/ambiguousCandidates``.
+    case ambiguous
 }
 
 /// One candidate as `--explain` shows it.
@@ -124,6 +148,9 @@ public struct LookupOutcome: Sendable, Hashable {
     /// Shared another identical lookup's upstream work (single-flight); its cost was counted there.
     public var coalesced: Bool
     public var steps: [LookupStep]
+    /// When the question is ambiguous: every place that fits it equally well, best first (``place`` is the
+    /// first), for the "did you mean" line. Empty otherwise.
+    public var ambiguousCandidates: [Place] = []
 
     public var isAccepted: Bool { match?.verdict == .match && place != nil }
 
@@ -146,4 +173,6 @@ public struct ProviderFailure: Sendable, Hashable, CustomStringConvertible {
 struct CachedLookup: Codable, Sendable {
     var place: Place?
     var match: CandidateScore?
+    /// Absent in entries written before ambiguous answers were kept.
+    var ambiguousCandidates: [Place]?
 }

@@ -14,10 +14,14 @@ public struct LookupPolicy: Sendable {
     /// Providers `--offline` may use (the local index).
     public var offlineProviders: Set<String>
     public var merger: PlaceMerger
+    /// `[pipeline] pay_when_ambiguous`: every lookup pays for an ambiguous question as if it asked to
+    /// (``LookupRequest/payWhenAmbiguous``).
+    public var payWhenAmbiguous: Bool
 
     public init(grid: CoordinateGrid = CoordinateGrid(meters: 100), answerTTL: TimeInterval = 7 * 86_400,
                 negativeTTL: TimeInterval = 6 * 3_600, offlineProviders: Set<String> = ["local"],
-                merger: PlaceMerger = PlaceMerger()) {
+                merger: PlaceMerger = PlaceMerger(), payWhenAmbiguous: Bool = false) {
+        self.payWhenAmbiguous = payWhenAmbiguous
         self.grid = grid
         self.answerTTL = answerTTL
         self.negativeTTL = negativeTTL
@@ -81,6 +85,7 @@ public final class LookupPipeline: Sendable {
         let required = request.requiredFields == request.query.fields
             ? "" : "|req=" + request.requiredFields.sorted().map(\.rawValue).joined(separator: ",")
         return "lookup|" + request.query.canonicalForm(grid: policy.grid) + required
+            + (paysWhenAmbiguous(request) ? "|pay-ambiguous" : "")
     }
 
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
@@ -105,6 +110,9 @@ public final class LookupPipeline: Sendable {
     /// How long a lookup may wait for another process filling the same key, plus its own run: a few provider
     /// calls, each bounded by its timeout and retries.
     static let fillLockTimeout: Duration = .seconds(120)
+
+    /// Whether paid providers are asked for an ambiguous question: the request or the policy says so.
+    func paysWhenAmbiguous(_ request: LookupRequest) -> Bool { request.payWhenAmbiguous || policy.payWhenAmbiguous }
 
     /// The providers a request may use, cheapest first for its fields.
     public func chain(for request: LookupRequest) -> [(provider: any PlaceProvider, quote: PriceQuote)] {
@@ -141,11 +149,19 @@ public final class LookupPipeline: Sendable {
         var budgetNote: String?
         var stopReason = StopReason.chainExhausted
         var merged: Place?
+        var ambiguity: (places: [Place], score: CandidateScore, provider: String)?
 
         if request.offline {
             steps.append(LookupStep(.skipped, "offline: only the cache and \(policy.offlineProviders.sorted().joined(separator: ", "))"))
         }
         for (provider, quote) in chain(for: request) {
+            if let ambiguity, quote.cost > .zero, !paysWhenAmbiguous(request) {
+                let names = ambiguity.places.map(\.name).joined(separator: ", ")
+                steps.append(LookupStep(.skipped, provider: provider.name,
+                                        "ambiguous: \(names) fit the question equally; a paid answer would be a guess (pay_when_ambiguous is off)"))
+                stopReason = .ambiguous
+                break
+            }
             // Per-lookup cap first: it needs no database.
             if quote.cost > .zero, let maxCost = request.maxCost, spent + quote.cost > maxCost {
                 let note = "\(provider.name) skipped: a call costs \(quote.cost), the lookup's cap \(maxCost) leaves \(maxCost - spent)"
@@ -210,8 +226,14 @@ public final class LookupPipeline: Sendable {
                 }
                 steps.append(LookupStep(.skipped, provider: provider.name,
                                         "match lacks \(missing.map(\.rawValue).joined(separator: ",")); trying the next provider"))
-            } else if let best = scored.first, bestOther.map({ best.score.score > $0.score.score }) ?? true {
-                bestOther = (best.place, best.score, provider.name)
+            } else {
+                if let best = scored.first, bestOther.map({ best.score.score > $0.score.score }) ?? true {
+                    bestOther = (best.place, best.score, provider.name)
+                }
+                let fitting = scored.filter { $0.score.ambiguous }
+                if ambiguity == nil, fitting.count >= 2 {
+                    ambiguity = (fitting.map(\.place), fitting[0].score, provider.name)
+                }
             }
         }
 
@@ -220,7 +242,12 @@ public final class LookupPipeline: Sendable {
             place: merged, match: merged == nil ? nil : bestMatchScore, cost: spent, cache: .miss,
             budgetExhausted: budgetExhausted, budgetNote: budgetExhausted ? budgetNote : nil, stopReason: stopReason,
             calls: calls, failures: failures, answeredBy: firstMatchedBy, coalesced: false, steps: steps)
-        if merged == nil, let bestOther, bestOther.score.verdict == .review {
+        if merged == nil, let ambiguity {
+            outcome.place = ambiguity.places[0]
+            outcome.match = ambiguity.score
+            outcome.answeredBy = ambiguity.provider
+            outcome.ambiguousCandidates = ambiguity.places
+        } else if merged == nil, let bestOther, bestOther.score.verdict == .review {
             outcome.place = bestOther.place
             outcome.match = bestOther.score
             outcome.answeredBy = bestOther.provider
@@ -252,7 +279,8 @@ public final class LookupPipeline: Sendable {
         ]
         return LookupOutcome(place: cached.place, match: cached.match, cost: .zero, cache: .hit, budgetExhausted: false,
                              budgetNote: nil, stopReason: .cacheHit, calls: [:], failures: [],
-                             answeredBy: cached.place == nil ? nil : "cache", coalesced: false, steps: steps)
+                             answeredBy: cached.place == nil ? nil : "cache", coalesced: false, steps: steps,
+                             ambiguousCandidates: cached.ambiguousCandidates ?? [])
     }
 
     /// Caches accepted answers, `review` answers and clean "no such place" answers; never errors, never
@@ -277,7 +305,8 @@ public final class LookupPipeline: Sendable {
             let contributors = sources.isEmpty ? [answer.id.provider] : sources
             let termsTTL = providers.filter { contributors.contains($0.name) }.compactMap(\.cacheTerms.wholeAnswer).min()
             let ttl = min(accepted ? policy.answerTTL : policy.negativeTTL, termsTTL ?? .infinity)
-            let payload = try JSONEncoder().encode(CachedLookup(place: answer, match: outcome.match))
+            let payload = try JSONEncoder().encode(CachedLookup(place: answer, match: outcome.match,
+                                                                ambiguousCandidates: outcome.ambiguousCandidates))
             try await cache.store(key: key, kind: .answer, payload: payload, providers: contributors.sorted(), ttl: ttl)
             let what = accepted ? "answer" : "the review answer"
             steps.append(LookupStep(.cache, ttl > 0 ? "stored \(what) for \(Int(ttl)) s" : "not stored: the providers' terms allow no caching"))
@@ -296,6 +325,7 @@ public final class LookupPipeline: Sendable {
             "budget exhausted: returning the best cheap result; spent \(outcome.cost)"
         case .chainExhausted: "no more providers to ask; spent \(outcome.cost)"
         case .cacheHit, .staleServed: "served from the cache"
+        case .ambiguous: "ambiguous: answered review without paying; spent \(outcome.cost)"
         }
     }
 

@@ -30,6 +30,33 @@ import Testing
         #expect(namedPOIs == 1_437)
     }
 
+    /// Blocks are decoded on several threads; callers still see the file's order, which `osmium fileinfo -e`
+    /// reports for this extract as "Objects ordered (by type and id): yes".
+    @Test func deliversElementsInFileOrderThoughBlocksDecodeInParallel() throws {
+        var previous: (type: Int, id: Int64)?
+        var outOfOrder = 0, count = 0
+        try OSMPBFReader(url: TestData.helsinkiPBF).forEachElement { element in
+            let type = [OSMElementType.node: 0, .way: 1, .relation: 2][element.type]!
+            if let previous, (previous.type, previous.id) >= (type, element.id) { outOfOrder += 1 }
+            previous = (type, element.id)
+            count += 1
+        }
+        #expect(count == 30_010)
+        #expect(outOfOrder == 0)
+    }
+
+    /// A broken block ends the read with its error, after every object of the blocks before it.
+    @Test func truncatedFileDeliversTheWholeBlocksBeforeTheError() throws {
+        let whole = try Data(contentsOf: TestData.helsinkiPBF)
+        let url = try TestData.temporaryDirectory().appendingPathComponent("cut-half.osm.pbf")
+        try whole.prefix(whole.count / 2).write(to: url)
+        var delivered = 0
+        #expect(throws: InputError.self) { try OSMPBFReader(url: url).forEachElement { _ in delivered += 1 } }
+        // osmium reads 45 of the 90 blocks whole from the first half of the file; each holds hundreds of objects.
+        #expect(delivered > 5_000)
+        #expect(delivered < 30_010)
+    }
+
     @Test func readsTheHeaderBoundingBox() throws {
         let header = try OSMPBFReader(url: TestData.helsinkiPBF).header
         let box = try #require(header.boundingBox)

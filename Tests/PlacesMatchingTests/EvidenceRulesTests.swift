@@ -147,6 +147,28 @@ import Testing
         // One place listed twice (a node and a building outline) is not a rival.
         let outline = MatchRecord(id: "w", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 14), category: "restaurant")
         #expect(matcher.compare(query: query, candidates: [grill, outline]).map(\.verdict) == [.match, .match])
+        #expect(matcher.compare(query: query, candidates: [grill, pizzeria]).map(\.ambiguous) == [true, true])
+        #expect(matcher.compare(query: query, candidates: [grill, outline]).map(\.ambiguous) == [false, false])
+    }
+
+    @Test func aBareWordSeveralVenuesAddKindsToIsAmbiguous() {
+        // "Kalmari" typed, no kind said: the grill and the pizzeria side by side both add one.
+        let query = MatchRecord(id: "q", name: "Kalmari", coordinate: ateneumPoint)
+        let grill = MatchRecord(id: "g", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 10), category: "restaurant")
+        let pizzeria = MatchRecord(id: "p", name: "Kalmari Pizzeria", coordinate: moved(ateneumPoint, 30), category: "restaurant")
+        let both = matcher.compare(query: query, candidates: [grill, pizzeria])
+        #expect(both.map(\.verdict) == [.review, .review])
+        #expect(both.map(\.ambiguous) == [true, true])
+        // Alone, the grill is a doubt about the kind (a "Kalmari" museum may be missing), not an ambiguity.
+        #expect(matcher.compare(query: query, candidates: [grill]).map(\.ambiguous) == [false])
+        // A place named by exactly the words typed is what they mean: the museum, not its venues.
+        let museum = MatchRecord(id: "m", name: "Kalmari", coordinate: moved(ateneumPoint, 20), category: "museum")
+        let withMuseum = matcher.compare(query: query, candidates: [grill, museum, pizzeria])
+        #expect(withMuseum.map(\.verdict) == [.review, .match, .review])
+        #expect(!withMuseum.contains { $0.ambiguous })
+        // A venue too far away to fit does not make the question ambiguous.
+        let farPizzeria = MatchRecord(id: "p", name: "Kalmari Pizzeria", coordinate: moved(ateneumPoint, 400), category: "restaurant")
+        #expect(matcher.compare(query: query, candidates: [grill, farPizzeria]).map(\.ambiguous) == [false, false])
     }
 
     @Test func aLocalityTypedAfterTheNameIsTheCandidatesCityNotPartOfTheName() {

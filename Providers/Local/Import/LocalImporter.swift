@@ -1,4 +1,4 @@
-import CZlib
+import CSystemZlib
 import Foundation
 import PlaceIndex
 import PlacesCore
@@ -110,23 +110,18 @@ public struct LocalImporter: Sendable {
 
     /// The file's size and CRC-32, recorded with the import so a later run can tell which data it holds.
     public static func fingerprint(of url: URL) throws -> SourceFingerprint {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw InputError("\(url.lastPathComponent): cannot read the file (\(error.localizedDescription))")
+        let file = try MappedFile(url: url)
+        let bytes = file.bytes
+        var crc = crc32(0, nil, 0)
+        var offset = 0
+        while offset < bytes.count {
+            // 64 MB at a time, each handed back once summed: a country extract is not held in memory.
+            let length = min(64 << 20, bytes.count - offset)
+            crc = crc32(crc, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self), uInt(length))
+            offset += length
+            file.release(before: offset)
         }
-        let crc = data.withUnsafeBytes { bytes -> UInt in
-            var crc = crc32(0, nil, 0)
-            var offset = 0
-            while offset < bytes.count {
-                let length = min(1 << 30, bytes.count - offset)
-                crc = crc32(crc, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self), uInt(length))
-                offset += length
-            }
-            return UInt(crc)
-        }
-        return SourceFingerprint(bytes: Int64(data.count), checksum: String(format: "%08x", crc))
+        return SourceFingerprint(bytes: Int64(bytes.count), checksum: String(format: "%08x", UInt(crc)))
     }
 
     private static func head(of url: URL) throws -> [UInt8] {
@@ -155,7 +150,7 @@ public struct LocalImporter: Sendable {
         var summary = ImportSummary(file: fileName, kind: .osmPBF)
         do {
             try writer.removeSource(fileName)
-            var extractor = OSMPlaceExtractor()
+            var extractor = OSMPlaceExtractor(fileSize: reader.fileSize)
             var candidates: [OSMPlaceExtractor.Candidate] = []
             try reader.forEachElement(progress: { read, total in
                 progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
@@ -170,22 +165,29 @@ public struct LocalImporter: Sendable {
             // Phone numbers without a country prefix need a region: the object's own addr:country, else
             // the country of the GeoNames city it lies in, else the country the file's addresses name most.
             let fileCountry = extractor.countryVotes.max { $0.value < $1.value }?.key
-            for var candidate in candidates {
-                if let raw = candidate.rawPhone {
-                    var region = candidate.place.address?.countryCode
-                    if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
-                    candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region ?? fileCountry) ?? raw
+            for i in candidates.indices {
+                if let raw = candidates[i].rawPhone {
+                    var region = candidates[i].place.address?.countryCode
+                    if region == nil { region = try writer.city(near: candidates[i].place.coordinate)?.countryCode }
+                    candidates[i].place.phone = PhoneNumber.e164(raw, defaultRegion: region ?? fileCountry) ?? raw
                 }
-                switch candidate.kind {
-                case .poi:
-                    try writer.insert(candidate.place, kind: .poi, source: fileName, keywords: candidate.keywords,
-                                      alternateNames: candidate.alternateNames, importance: candidate.importance)
-                    summary.placesIndexed += 1
-                case .address:
-                    try writer.insert(candidate.place, kind: .address, source: fileName)
-                    summary.addressPointsIndexed += 1
+                switch candidates[i].kind {
+                case .poi: summary.placesIndexed += 1
+                case .address: summary.addressPointsIndexed += 1
                 }
             }
+            // Rows and words are prepared on every core, a batch ahead of the inserts.
+            var inserts = PipelinedInsert<OSMPlaceExtractor.Candidate, PreparedPlace> { candidate in
+                switch candidate.kind {
+                case .poi:
+                    PreparedPlace(candidate.place, kind: .poi, source: fileName, keywords: candidate.keywords,
+                                  alternateNames: candidate.alternateNames, importance: candidate.importance)
+                case .address:
+                    PreparedPlace(candidate.place, kind: .address, source: fileName)
+                }
+            }
+            for candidate in candidates { try inserts.add(candidate) { try writer.insert($0) } }
+            try inserts.finish { try writer.insert($0) }
             try writer.finishSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0,
                                     addressPoints: summary.addressPointsIndexed, fingerprint: try Self.fingerprint(of: url))
         }
@@ -201,18 +203,15 @@ public struct LocalImporter: Sendable {
         var summary = ImportSummary(file: fileName, kind: .geoNames)
         do {
             try writer.removeSource(fileName)
-            try GeoNamesReader(url: url, container: container).forEachRecord(progress: { read, total in
-                progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
-            }) { record in
-                summary.rowsRead += 1
-                guard record.featureClass == "P" else { return }
+            // Each city's row and words (folding its alternate names is most of the work) are prepared on
+            // every core, a batch ahead of the inserts.
+            var inserts = PipelinedInsert<GeoNamesRecord, (IndexedCity, PreparedPlace)> { record in
                 let city = IndexedCity(
                     geonameID: record.geonameID, name: record.name, asciiName: record.asciiName,
                     coordinate: record.coordinate, featureCode: record.featureCode.isEmpty ? nil : record.featureCode,
                     countryCode: record.countryCode.isEmpty ? nil : record.countryCode,
                     admin1: record.admin1.isEmpty ? nil : record.admin1, population: record.population,
                     timeZone: record.timeZone.isEmpty ? nil : record.timeZone)
-                try writer.insert(city, source: fileName)
                 let place = Place(
                     id: city.placeID, name: record.name, coordinate: record.coordinate,
                     address: PostalAddress(city: record.name, countryCode: city.countryCode),
@@ -221,14 +220,56 @@ public struct LocalImporter: Sendable {
                     timeZone: city.timeZone, attribution: Self.geoNamesAttribution)
                 // No "city" keyword: on every GeoNames row it made a 170,000-entry word that bm25 counted through
                 // whenever a query held "city" ("city bike station": 7 ms); `--category city` reads the column.
-                try writer.insert(place, kind: .city, source: fileName,
-                                  alternateNames: record.searchableAlternateNames, importance: record.importance)
+                return (city, PreparedPlace(place, kind: .city, source: fileName, alternateNames: record.searchableAlternateNames,
+                                            importance: record.importance))
+            }
+            let insert = { (row: (IndexedCity, PreparedPlace)) in
+                try writer.insert(row.0, source: fileName)
+                try writer.insert(row.1)
+            }
+            try GeoNamesReader(url: url, container: container).forEachRecord(progress: { read, total in
+                progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
+            }) { record in
+                summary.rowsRead += 1
+                guard record.featureClass == "P" else { return }
+                try inserts.add(record, insert: insert)
                 summary.citiesIndexed += 1
             }
+            try inserts.finish(insert: insert)
             summary.placesIndexed = summary.citiesIndexed
             try writer.finishSource(fileName, kind: ImportSummary.Kind.geoNames.rawValue, places: summary.citiesIndexed,
                                     cities: summary.citiesIndexed, fingerprint: try Self.fingerprint(of: url))
         }
         return summary
+    }
+}
+
+/// Items fed in one by one are prepared on every core in batches while this thread inserts the batch
+/// before, in the order they came: one thread owns the SQLite connection, the others do the text work.
+struct PipelinedInsert<Item: Sendable, Prepared: Sendable> {
+    static var batchSize: Int { 4_096 }
+    let prepare: @Sendable (Item) -> Prepared
+    private var waiting: [Item] = []
+    private var inFlight: ParallelBatch<Prepared>?
+
+    init(prepare: @escaping @Sendable (Item) -> Prepared) { self.prepare = prepare }
+
+    mutating func add(_ item: Item, insert: (Prepared) throws -> Void) throws {
+        waiting.append(item)
+        if waiting.count >= Self.batchSize { try flush(insert: insert) }
+    }
+
+    /// Inserts everything added so far.
+    mutating func finish(insert: (Prepared) throws -> Void) throws {
+        try flush(insert: insert)
+        try flush(insert: insert)
+    }
+
+    /// Starts preparing the waiting items, then inserts the batch prepared before them.
+    private mutating func flush(insert: (Prepared) throws -> Void) throws {
+        let previous = inFlight
+        inFlight = waiting.isEmpty ? nil : ParallelBatch.start(waiting, prepare)
+        waiting.removeAll(keepingCapacity: true)
+        if let previous { for prepared in previous.wait() { try insert(prepared) } }
     }
 }

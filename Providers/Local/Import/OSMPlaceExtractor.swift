@@ -3,7 +3,7 @@ import PlacesCore
 
 /// Turns OSM objects into places: POIs (named, with a POI tag) and address points.
 ///
-/// Reading is one pass in file order. Node positions are kept in a compact sorted table so ways
+/// Reading is one pass in file order. Node positions are kept in a ``NodeLocationStore`` so ways
 /// (centroid of their nodes) and then relations (centroid of their resolvable members) can be placed.
 struct OSMPlaceExtractor {
     static let poiKeys = ["amenity", "shop", "tourism", "leisure", "office", "craft", "historic", "railway"]
@@ -37,11 +37,16 @@ struct OSMPlaceExtractor {
 
     enum IndexedKind { case poi, address }
 
-    private var nodes = NodeLocationTable()
+    private var nodes: NodeLocationStore
     private var wayCentroids: [Int64: Coordinate] = [:]
     private var relationCentroids: [Int64: Coordinate] = [:]
     /// How often each `addr:country` appears: the file's own guess at its region for phone numbers.
     private(set) var countryVotes: [String: Int] = [:]
+
+    /// - Parameter fileSize: the extract's size, which decides where node positions are kept (``NodeLocationStore``).
+    init(fileSize: Int = 0) {
+        nodes = NodeLocationStore(fileSize: fileSize)
+    }
 
     mutating func consume(_ element: OSMElement) -> Candidate? {
         switch element {
@@ -88,20 +93,26 @@ struct OSMPlaceExtractor {
     }
 
     private mutating func candidate(type: OSMElementType, id: Int64, tags: [String: String], at coordinate: Coordinate) -> Candidate? {
-        let address = Self.address(tags)
-        if let country = address?.countryCode { countryVotes[country, default: 0] += 1 }
-        let placeID = PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)")
         let poiTags = Self.poiKeys.compactMap { key in
             tags[key].flatMap { value in Self.poiValues[key].map { $0.contains(value) } ?? true ? (key, value) : nil }
         }
-        if let name = tags["name"]?.trimmingCharacters(in: .whitespaces), !name.isEmpty, !poiTags.isEmpty {
+        // Most tagged objects (buildings, roads, barriers) are neither a named POI nor an address point:
+        // they only vote for the file's country, without building an address.
+        guard (!poiTags.isEmpty && tags["name"] != nil) || tags["addr:housenumber"] != nil else {
+            if let country = tags["addr:country"]?.trimmedOfSpaces, !country.isEmpty { countryVotes[country.uppercased(), default: 0] += 1 }
+            return nil
+        }
+        let address = Self.address(tags)
+        if let country = address?.countryCode { countryVotes[country, default: 0] += 1 }
+        let placeID = PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)")
+        if let name = tags["name"]?.trimmedOfSpaces, !name.isEmpty, !poiTags.isEmpty {
             let categories = poiTags.map { "\($0.0)=\($0.1)" }
             let category = categories.lazy.compactMap(PlaceCategory.normalize).first
             var keywords = poiTags.map { $0.1.replacingOccurrences(of: "_", with: " ") }
             if let category { keywords.append(category.replacingOccurrences(of: "_", with: " ")) }
             if let cuisine = tags["cuisine"] { keywords.append(cuisine.replacingOccurrences(of: ";", with: " ").replacingOccurrences(of: "_", with: " ")) }
             let rawPhone = (tags["phone"] ?? tags["contact:phone"] ?? tags["contact:mobile"])
-                .flatMap { $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } }
+                .flatMap { $0.split(separator: ";").first.map { $0.trimmedOfSpaces } }
             let place = Place(
                 id: placeID, name: name, coordinate: coordinate, address: address, formattedAddress: address?.formatted,
                 phone: rawPhone, website: tags["website"] ?? tags["contact:website"] ?? tags["url"],
@@ -127,7 +138,7 @@ struct OSMPlaceExtractor {
         for key in tags.keys.sorted() where key.hasPrefix("name:") || alternateNameKeys.contains(key) {
             guard let value = tags[key] else { continue }
             for part in value.split(separator: ";") {
-                let alternate = part.trimmingCharacters(in: .whitespaces)
+                let alternate = part.trimmedOfSpaces
                 let words = SearchText.words(alternate).joined(separator: " ")
                 if !words.isEmpty, seen.insert(words).inserted { names.append(alternate) }
             }
@@ -146,7 +157,7 @@ struct OSMPlaceExtractor {
     static func address(_ tags: [String: String]) -> PostalAddress? {
         func tag(_ keys: String...) -> String? {
             for key in keys {
-                if let value = tags[key]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
+                if let value = tags[key]?.trimmedOfSpaces, !value.isEmpty { return value }
             }
             return nil
         }
@@ -155,42 +166,5 @@ struct OSMPlaceExtractor {
             postcode: tag("addr:postcode"), city: tag("addr:city"), district: tag("addr:suburb", "addr:district"),
             region: tag("addr:state", "addr:province"), countryCode: tag("addr:country")?.uppercased())
         return address.isEmpty ? nil : address
-    }
-}
-
-/// Node positions as parallel arrays sorted by id: 16 bytes a node instead of a dictionary's ~60,
-/// which is what lets country-sized extracts fit in memory. Positions are kept at 1e-7 degrees,
-/// OSM's own precision.
-struct NodeLocationTable {
-    private var ids: [Int64] = []
-    private var latitudes: [Int32] = []
-    private var longitudes: [Int32] = []
-    private var sorted = true
-
-    mutating func append(id: Int64, latitude: Double, longitude: Double) {
-        if let last = ids.last, id <= last { sorted = false }
-        ids.append(id)
-        latitudes.append(Int32(clamping: Int64((latitude * 1e7).rounded())))
-        longitudes.append(Int32(clamping: Int64((longitude * 1e7).rounded())))
-    }
-
-    mutating func location(of id: Int64) -> Coordinate? {
-        if !sorted { sortByID() }
-        var low = 0, high = ids.count
-        while low < high {
-            let mid = (low + high) / 2
-            if ids[mid] < id { low = mid + 1 } else { high = mid }
-        }
-        guard low < ids.count, ids[low] == id else { return nil }
-        return Coordinate(latitude: Double(latitudes[low]) / 1e7, longitude: Double(longitudes[low]) / 1e7)
-    }
-
-    /// Files that are not sorted by id (rare; `osmium sort` fixes them) pay for one sort.
-    private mutating func sortByID() {
-        let order = ids.indices.sorted { ids[$0] < ids[$1] }
-        ids = order.map { ids[$0] }
-        latitudes = order.map { latitudes[$0] }
-        longitudes = order.map { longitudes[$0] }
-        sorted = true
     }
 }

@@ -3,7 +3,7 @@ import PlacesCore
 
 /// A native reader of OpenStreetMap `.osm.pbf` extracts (the Geofabrik download format).
 ///
-/// The file is memory-mapped and read block by block: 4-byte big-endian `BlobHeader` length, the
+/// The file is memory-mapped (``MappedFile``) and read block by block: 4-byte big-endian `BlobHeader` length, the
 /// `BlobHeader`, then a `Blob` holding raw or zlib-compressed data. The first block is the
 /// `OSMHeader`; the rest are `OSMData` primitive blocks with dense nodes, ways and relations.
 ///
@@ -19,7 +19,7 @@ import PlacesCore
 public struct OSMPBFReader: Sendable {
     public let url: URL
     public let header: OSMHeader
-    private let data: Data
+    private let file: MappedFile
     /// Where the first `OSMData` block starts.
     private let dataStart: Int
 
@@ -28,15 +28,10 @@ public struct OSMPBFReader: Sendable {
 
     public init(url: URL) throws {
         self.url = url
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw InputError("\(url.lastPathComponent): cannot read the file (\(error.localizedDescription))")
-        }
-        self.data = data
+        let file = try MappedFile(url: url)
+        self.file = file
         let fileName = url.lastPathComponent
-        let parsed: (OSMHeader, Int) = try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
+        let parsed: (OSMHeader, Int) = try { (bytes: UnsafeRawBufferPointer) throws in
             var offset = 0
             guard let block = try Self.nextBlock(in: bytes, at: &offset, fileName: fileName) else {
                 throw InputError("\(fileName): empty file, not an .osm.pbf extract")
@@ -56,40 +51,88 @@ public struct OSMPBFReader: Sendable {
                 throw InputError("\(fileName): requires features this reader does not support: \(unsupported.joined(separator: ", "))")
             }
             return (header, offset)
-        }
+        }(file.bytes)
         self.header = parsed.0
         self.dataStart = parsed.1
     }
 
-    public var fileSize: Int { data.count }
+    public var fileSize: Int { file.bytes.count }
 
     /// Calls `body` for every node, way and relation in file order.
+    ///
+    /// Blocks are inflated and decoded on every core, a window of them at a time, while `body` runs on the
+    /// calling thread over the window before (in file order, so callers see exactly what a one-thread read
+    /// gives them). A corrupt block throws after every element of the blocks before it was delivered.
     /// - Parameter progress: receives (bytes read, total bytes) after each block.
     public func forEachElement(
         progress: ((Int, Int) -> Void)? = nil,
         _ body: (OSMElement) throws -> Void
     ) throws {
         let fileName = url.lastPathComponent
-        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+        let windowSize = max(2, ProcessInfo.processInfo.activeProcessorCount) * 4
+        let mapped = file
+        try { (bytes: UnsafeRawBufferPointer) in
             var offset = dataStart
-            while let block = try Self.nextBlock(in: bytes, at: &offset, fileName: fileName) {
-                guard block.type == "OSMData" else { continue }  // Unknown blocks are skippable by spec.
-                let payload = try Self.payload(of: block, in: bytes, fileName: fileName)
-                try payload.withUnsafeBytes { raw in
+            var framingError: InputError?
+            /// The next window's `OSMData` blocks; a framing error ends the file after them.
+            func nextWindow() -> [Block] {
+                var window: [Block] = []
+                while window.count < windowSize, framingError == nil {
                     do {
-                        try PrimitiveBlockDecoder.decode(raw, body)
-                    } catch let error as ProtobufError {
-                        throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
+                        guard let block = try Self.nextBlock(in: bytes, at: &offset, fileName: fileName) else { break }
+                        if block.type == "OSMData" { window.append(block) }  // Unknown blocks are skippable by spec.
+                    } catch {
+                        framingError = error
                     }
                 }
-                progress?(offset, bytes.count)
+                return window
             }
+            func decoding(_ blocks: [Block]) -> ParallelBatch<Result<[OSMElement], InputError>> {
+                ParallelBatch.start(blocks) { block in Result { () throws(InputError) in try Self.decode(block, in: mapped.bytes, fileName: fileName) } }
+            }
+            var window = nextWindow()
+            var decoded = decoding(window)
+            var ahead: ParallelBatch<Result<[OSMElement], InputError>>?
+            // However this ends (`body` may throw), no decoding thread may outlive the file's bytes.
+            defer {
+                _ = ahead?.wait()
+                _ = decoded.wait()
+            }
+            while !window.isEmpty {
+                let next = nextWindow()
+                // Decode the next window while this thread hands the current one to `body`.
+                ahead = next.isEmpty ? nil : decoding(next)
+                for (block, result) in zip(window, decoded.wait()) {
+                    for element in try result.get() { try body(element) }
+                    progress?(block.blobRange.upperBound, bytes.count)
+                }
+                if let end = window.last?.blobRange.upperBound { mapped.release(before: end) }
+                window = next
+                if let ahead { decoded = ahead }
+            }
+            if let framingError { throw framingError }
+        }(mapped.bytes)
+    }
+
+    /// Inflates and decodes one `OSMData` block into its elements, in file order.
+    private static func decode(_ block: Block, in bytes: UnsafeRawBufferPointer, fileName: String) throws(InputError) -> [OSMElement] {
+        let payload = try payload(of: block, in: bytes, fileName: fileName)
+        var elements: [OSMElement] = []
+        do {
+            try payload.withUnsafeBytes { raw in
+                try PrimitiveBlockDecoder.decode(raw) { elements.append($0) }
+            }
+        } catch let error as ProtobufError {
+            throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
+        } catch {
+            throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
         }
+        return elements
     }
 
     // MARK: Framing
 
-    private struct Block {
+    private struct Block: Sendable {
         var type: String
         /// Offset of the block's 4-byte length prefix, for error messages.
         var offset: Int

@@ -1,4 +1,4 @@
-import CZlib
+import CSystemZlib
 
 /// zlib's inflate over in-memory input, in the three framings places meets: zlib (PBF blobs),
 /// gzip (`.txt.gz`) and raw deflate (`.zip` entries).
@@ -76,7 +76,7 @@ enum Inflater {
             stream.next_out = chunk
             stream.avail_out = UInt32(chunkSize)
             let before = stream.avail_in
-            let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+            let status = CSystemZlib.inflate(&stream, Z_NO_FLUSH)
             consumed += Int(before - stream.avail_in)
             let produced = chunkSize - Int(stream.avail_out)
             if produced > 0 { try sink(UnsafeRawBufferPointer(start: chunk, count: produced), consumed) }

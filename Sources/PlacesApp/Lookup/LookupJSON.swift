@@ -13,9 +13,24 @@ public struct LookupJSON: Encodable, Sendable {
         public var verdict: String
     }
 
+    /// One place an ambiguous question may mean, for `did_you_mean`.
+    public struct CandidateJSON: Encodable, Sendable {
+        public var id: String
+        public var name: String
+        public var distanceM: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case id, name
+            case distanceM = "distance_m"
+        }
+    }
+
     public var place: PlaceJSON?
     public var found: Bool
     public var match: MatchJSON?
+    /// Several nearby places fit the question equally well; `didYouMean` lists them and none was paid for.
+    public var ambiguous: Bool
+    public var didYouMean: [CandidateJSON]
     public var costUSD: Double
     public var cache: String
     public var budgetExhausted: Bool
@@ -28,6 +43,11 @@ public struct LookupJSON: Encodable, Sendable {
         place = outcome.place.map { PlaceJSON($0, reference: reference) }
         found = outcome.place != nil
         match = outcome.match.map { MatchJSON(score: ($0.score * 1_000).rounded() / 1_000, verdict: $0.verdict.rawValue) }
+        ambiguous = !outcome.ambiguousCandidates.isEmpty
+        didYouMean = outcome.ambiguousCandidates.map { place in
+            CandidateJSON(id: place.id.description, name: place.name,
+                          distanceM: reference.map { GeoMath.distance($0, place.coordinate).rounded() })
+        }
         costUSD = outcome.cost.dollars
         cache = outcome.cache.rawValue
         budgetExhausted = outcome.budgetExhausted
@@ -38,7 +58,8 @@ public struct LookupJSON: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case found, match, cache, stale, calls, errors, steps
+        case found, match, ambiguous, cache, stale, calls, errors, steps
+        case didYouMean = "did_you_mean"
         case costUSD = "cost_usd"
         case budgetExhausted = "budget_exhausted"
         case provenance
@@ -49,6 +70,8 @@ public struct LookupJSON: Encodable, Sendable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(found, forKey: .found)
         try c.encode(match, forKey: .match)
+        try c.encode(ambiguous, forKey: .ambiguous)
+        if ambiguous { try c.encode(didYouMean, forKey: .didYouMean) }
         try c.encode(costUSD, forKey: .costUSD)
         try c.encode(cache, forKey: .cache)
         try c.encode(budgetExhausted, forKey: .budgetExhausted)

@@ -16,7 +16,12 @@ struct LookupCommand: AsyncParsableCommand {
             A paid call is made only if the budget allows it (`places budget`); otherwise the best free answer
             is printed, flagged budget_exhausted, with a note on stderr and exit status 0.
             A doubtful candidate is still shown, marked "not sure" (verdict review in JSON), and the same lookup
-            gives the same answer until the cache forgets it. A provider that fails is named on stderr
+            gives the same answer until the cache forgets it.
+            A name several nearby places fit equally well ("Kalmari" beside Kalmari Grill and Kalmari Pizzeria)
+            is ambiguous: a paid provider would only answer with its own guess, so none is asked. The answer is
+            "not sure — did you mean: Kalmari Grill (12 m), Kalmari Pizzeria (30 m)?" (JSON: "ambiguous": true
+            and "did_you_mean"), exit status 0, nothing spent. Type the full name to pick one, or pass
+            --pay-when-ambiguous ([pipeline] pay_when_ambiguous = true in config.toml) to pay anyway. A provider that fails is named on stderr
             ("places: yelp failed: …; answered from local") and in the JSON's errors.
             Exit status 1 means no plausible candidate was found (unless the budget stopped the search: then 0).
 
@@ -24,6 +29,7 @@ struct LookupCommand: AsyncParsableCommand {
               places lookup "Maya Bar & Grill" --near 60.1721,24.9450 --fields phone,hours
               places lookup "Maya Bar & Grill" --near 60.1721,24.9450 --explain --max-cost 0.05
               places lookup "Kiasma" --offline --json
+              places lookup "Kalmari" --near 60.1721,24.9450 --pay-when-ambiguous
               places lookup --batch shops.csv --output enriched.jsonl --fields phone,website
             Batch files use the columns of `places match`: id,name,address,city,phone,lat,lon,category,country
             (CSV with a header, or JSON lines). Re-running a batch resumes it: answered rows come from the cache.
@@ -53,6 +59,10 @@ struct LookupCommand: AsyncParsableCommand {
 
     @Flag(help: "Use only the cache and the local index.")
     var offline = false
+
+    @Flag(name: .customLong("pay-when-ambiguous"),
+          help: "Ask paid providers even when several nearby places fit the name equally (they answer with a guess).")
+    var payWhenAmbiguous = false
 
     @Option(help: ArgumentHelp("Look up every row of a CSV or JSON-lines file.", valueName: "FILE"))
     var batch: String?
@@ -88,8 +98,9 @@ struct LookupCommand: AsyncParsableCommand {
             }
             let name = name ?? ""
             // Show the usual fields when known, but pay only for the ones asked for.
-            let request = LookupRequest.asking(MatchQuery(name: name, near: near, address: address, phone: phone),
+            var request = LookupRequest.asking(MatchQuery(name: name, near: near, address: address, phone: phone),
                                                for: requested ?? [], maxCost: maxCost, offline: offline)
+            request.payWhenAmbiguous = payWhenAmbiguous
             let outcome = try await app.lookup(request)
             if explain {
                 printError("lookup \"\(name)\"" + (near.map { " near \($0)" } ?? ""))
@@ -157,7 +168,12 @@ struct LookupCommand: AsyncParsableCommand {
         }
         if let match = outcome.match {
             add("match", String(format: "%@ (%.2f)", match.verdict.rawValue, match.score))
-            if match.verdict != .match {
+            if !outcome.ambiguousCandidates.isEmpty {
+                let listed = outcome.ambiguousCandidates.map { candidate in
+                    candidate.name + (reference.map { String(format: " (%.0f m)", GeoMath.distance($0, candidate.coordinate)) } ?? "")
+                }
+                add("not sure", "— did you mean: \(listed.joined(separator: ", "))?")
+            } else if match.verdict != .match {
                 add("not sure", "this may not be the place you meant; add --near, --address or --phone, or see --explain")
             }
         }
