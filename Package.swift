@@ -133,7 +133,7 @@ let package = Package(
             name: "PlacesBenchmarks",
             dependencies: [
                 "PlacesApp", "PlacesServer", "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesPipeline", "LocalProvider",
-                "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider",
+                "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "PostgresStorage",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

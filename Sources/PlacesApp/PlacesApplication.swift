@@ -8,6 +8,7 @@ import PlacesConfig
 import PlacesCore
 import PlacesMatching
 import PlacesPipeline
+import PostgresStorage
 import ProviderHTTP
 import SpotStore
 
@@ -40,13 +41,17 @@ public final class PlacesApplication: Sendable {
     private let networkProviders: OpenedOnce<[ConfiguredProvider]>
     private let lookupPipeline: OpenedOnce<LookupPipeline>
 
+    /// The shared database's pool, when the state is shared (``SharedStorage``).
+    let sharedDatabase: SharedDatabase?
+
     private init(environment: PlacesEnvironment, configuration: PlacesConfiguration, settings: PipelineSettings,
-                 notice: @escaping @Sendable (String) -> Void, logger: Logger?, transport: (any HTTPTransport)?,
-                 clock: @escaping @Sendable () -> Date) {
+                 shared: SharedDatabase?, notice: @escaping @Sendable (String) -> Void, logger: Logger?,
+                 transport: (any HTTPTransport)?, clock: @escaping @Sendable () -> Date) {
         self.environment = environment
         self.configuration = configuration
         self.settings = settings
-        let stores = StoreFactory(environment: environment, settings: settings, clock: clock)
+        sharedDatabase = shared
+        let stores = StoreFactory(environment: environment, settings: settings, shared: shared, clock: clock)
         let indexStore = OpenedOnce { try stores.openIndex(notice: notice) }
         let cacheStore = OpenedOnce { try stores.openCache() }
         let ledgerStore = OpenedOnce { try stores.openLedger() }
@@ -86,9 +91,10 @@ public final class PlacesApplication: Sendable {
                             clock: @escaping @Sendable () -> Date = { Date() }) throws -> PlacesApplication {
         let configuration = try PlacesConfiguration.load(environment)
         let settings = try PipelineSettings(configuration: configuration)
+        let shared = try SharedStorage.open(try SharedStorage.settings(configuration, environment))
         try environment.createDirectories()
         return PlacesApplication(environment: environment, configuration: configuration, settings: settings,
-                                 notice: notice, logger: logger, transport: transport, clock: clock)
+                                 shared: shared, notice: notice, logger: logger, transport: transport, clock: clock)
     }
 
     // MARK: Parts, opened on first use.

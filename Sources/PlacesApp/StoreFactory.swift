@@ -3,6 +3,7 @@ import Foundation
 import LookupCache
 import PlaceIndex
 import PlacesConfig
+import PostgresStorage
 import SpotStore
 
 /// The one seam where places' stores are constructed: where each lives and how it is opened. The
@@ -14,6 +15,9 @@ import SpotStore
 struct StoreFactory: Sendable {
     let environment: PlacesEnvironment
     let settings: PipelineSettings
+    /// The shared database when `PLACES_DATABASE_URL` (or `[storage] url`) is set: then the cache, the ledger and
+    /// the spots live there, shared with every instance pointed at it; the local index stays a local file.
+    let shared: SharedDatabase?
     let clock: @Sendable () -> Date
 
     /// The local place index, built from the bundled data on first use and repaired when damaged.
@@ -23,22 +27,25 @@ struct StoreFactory: Sendable {
 
     /// The TTL lookup cache (also where provider answers are kept within their terms).
     func openCache() throws -> any LookupCacheStore {
-        try opening(in: environment.cacheDirectory) {
-            try SQLiteLookupCacheStore(path: environment.cacheDatabase,
-                                       configuration: LookupCacheConfiguration(maxBytes: settings.cache.maxBytes), clock: clock)
+        let configuration = LookupCacheConfiguration(maxBytes: settings.cache.maxBytes)
+        if let shared { return PostgresLookupCache(database: shared, configuration: configuration, clock: clock) }
+        return try opening(in: environment.cacheDirectory) {
+            try SQLiteLookupCacheStore(path: environment.cacheDatabase, configuration: configuration, clock: clock)
         }
     }
 
     /// The spend ledger every paid call reserves in.
     func openLedger() throws -> any BudgetLedger {
-        try opening(in: environment.dataDirectory) {
+        if let shared { return PostgresBudgetLedger(database: shared, policy: Self.budgetPolicy(settings), clock: clock) }
+        return try opening(in: environment.dataDirectory) {
             try SQLiteBudgetLedger(path: environment.budgetDatabase, policy: Self.budgetPolicy(settings), clock: clock)
         }
     }
 
     /// Saved spots: user data.
     func openSpots() throws -> any SpotStore {
-        try opening(in: environment.dataDirectory) { try SQLiteSpotStore(path: environment.spotsDatabase) }
+        if let shared { return PostgresSpotStore(database: shared) }
+        return try opening(in: environment.dataDirectory) { try SQLiteSpotStore(path: environment.spotsDatabase) }
     }
 
     /// A store that cannot be opened is a ``StorageError`` (read-only, full, locked …) when it is one, so

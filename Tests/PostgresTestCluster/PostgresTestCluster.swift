@@ -36,9 +36,6 @@ public enum PostgresTestCluster {
         eval "$(bash Tests/PostgresTestCluster/cluster.sh start)"
         """
 
-    /// The directory `cluster.sh` made, for the tests that stop and restart the server.
-    public static var clusterDirectory: String? { ProcessInfo.processInfo.environment["PLACES_TEST_CLUSTER_DIR"] }
-
     /// A new, empty database on the cluster, so each test starts from nothing and tests run in parallel.
     /// - Throws: ``ClusterMissing`` in CI without a URL, or whatever connecting to the cluster throws.
     public static func freshDatabase(_ label: String = "t") async throws -> PostgresURL {
@@ -62,19 +59,6 @@ public enum PostgresTestCluster {
     public static func freshStorage() async throws -> @Sendable () async throws -> SharedDatabase {
         let url = try await freshDatabase()
         return { try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: .seconds(300))) }
-    }
-
-    /// Runs `cluster.sh pause|resume` on the test cluster: stops the server keeping its data, or starts it again on the
-    /// same port.
-    public static func control(_ verb: String) throws {
-        guard let directory = clusterDirectory else { throw ClusterMissing() }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("cluster.sh").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, verb, directory]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ClusterControlFailed(verb: verb, status: process.terminationStatus) }
     }
 }
 

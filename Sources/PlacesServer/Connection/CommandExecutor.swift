@@ -64,6 +64,9 @@ public struct CommandExecutor: Sendable {
             }
         } catch let error as InputError {
             return .error("ERR " + error.message)
+        } catch let error as StorageUnavailable {
+            // Shared state is down: say so; the local index and memoised replies keep answering meanwhile.
+            return .error("ERR " + error.description)
         } catch let error as ProviderError {
             return .error("ERR " + error.description)
         } catch is CancellationError {
