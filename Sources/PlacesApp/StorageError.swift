@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlacesCore
 import PostgresStorage
 import StoreSupport
 
