@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Only for the MD5 sums Geofabrik publishes with each extract (already needed by postgres-nio).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
@@ -73,6 +75,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PostgresStorage"),
+
+        // MARK: Region downloads (`places data`): Geofabrik extracts and GeoNames dumps, resumable and checked.
+        .target(
+            name: "RegionData",
+            dependencies: ["PlacesCore", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Sources/RegionData"),
 
         // MARK: Provider plugins.
         // zlib for PBF blobs and .gz dumps (named apart from ZIPFoundation's own `CZlib` module).
@@ -123,7 +131,7 @@ let package = Package(
             name: "PlacesCLI",
             dependencies: [
                 "PlacesApp", "PlacesServer", "RESP", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
-                "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "PostgresStorage",
+                "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "PostgresStorage", "RegionData",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

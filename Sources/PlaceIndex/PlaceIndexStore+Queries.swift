@@ -32,10 +32,10 @@ extension PlaceIndexStore {
             sql += " AND " + categoryFilter.sql
             arguments += categoryFilter.arguments
         }
-        if let brand, !brand.trimmingCharacters(in: .whitespaces).isEmpty {
-            let folded = TextFolding.fold(brand).trimmingCharacters(in: .whitespaces)
-            sql += " AND (p.folded_brand = ? OR instr(p.folded_name, ?) > 0)"
-            arguments += [folded, folded]
+        if let brand, !Self.brandKey(brand).isEmpty {
+            let key = Self.brandKey(brand)
+            sql += " AND (\(Self.brandKeySQL("p.folded_brand")) = ? OR instr(\(Self.brandKeySQL("p.folded_name")), ?) > 0)"
+            arguments += [key, key]
         }
         return try database.read { db in
             let nearest = try Row.fetchAll(db, sql: sql, arguments: arguments)
@@ -46,6 +46,21 @@ extension PlaceIndexStore {
                 .sorted { $0.distance < $1.distance }
                 .prefix(limit)
             return try PlaceRow.fetch(db, rowids: nearest.map(\.rowid))
+        }
+    }
+
+    /// A brand as compared: folded, with only its letters and digits, so "Robert's Coffee", "roberts coffee" and
+    /// "ROBERTS-COFFEE" are one brand, as are "7-Eleven" and "7 eleven".
+    public static func brandKey(_ text: String) -> String {
+        String(String.UnicodeScalarView(TextFolding.fold(text).unicodeScalars.filter {
+            $0.properties.isAlphabetic || $0.properties.numericType != nil
+        }))
+    }
+
+    /// The same key computed in SQL over an already folded column: the punctuation names carry, removed.
+    static func brandKeySQL(_ column: String) -> String {
+        ["'", " ", ".", "-", "&", ",", "!", "/", "+", ":", "(", ")"].reduce(column) { sql, character in
+            "replace(\(sql), '\(character == "'" ? "''" : character)', '')"
         }
     }
 

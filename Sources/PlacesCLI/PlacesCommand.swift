@@ -22,7 +22,7 @@ struct PlacesCommand: AsyncParsableCommand {
             SearchCommand.self, DetailsCommand.self, NearbyCommand.self, ReverseCommand.self, SuggestCommand.self,
             ImportCommand.self, IndexCommand.self, ScoreCommand.self, MatchCommand.self, HoursCommand.self, ProvidersCommand.self,
             LookupCommand.self, BudgetCommand.self, CacheCommand.self, ConfigCommand.self,
-            SpotsCommand.self, ServeCommand.self, StorageCommand.self,
+            SpotsCommand.self, ServeCommand.self, StorageCommand.self, DataCommand.self,
         ]
     )
 

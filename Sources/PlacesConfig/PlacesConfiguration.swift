@@ -31,7 +31,7 @@ public struct PlacesConfiguration: Sendable {
 
     /// Every top-level section some module reads. A section not listed is a mistake (`[pipline]`), reported
     /// with the nearest name instead of being ignored; a module that reads a new section adds it here.
-    public static let sections = ["providers", "pipeline", "cache", "budget", "storage"]
+    public static let sections = ["providers", "pipeline", "cache", "budget", "storage", "data"]
 
     public init(file: URL? = nil, fileExists: Bool = false, root: [String: ConfigValue] = [:]) throws(InputError) {
         self.file = file
@@ -53,6 +53,7 @@ public struct PlacesConfiguration: Sendable {
         // `[storage]` is read where the stores are opened (with the environment); its keys are checked here, so a
         // typo is reported by every command.
         _ = try StorageSettings(root: root, environment: [:])
+        _ = try DataSettings(root: root, environment: [:])
     }
 
     /// Reads `url`; a missing file gives the defaults.

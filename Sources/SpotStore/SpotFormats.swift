@@ -196,9 +196,10 @@ public enum SpotFiles {
             do {
                 if properties["places_kind"] as? String == "visit" {
                     archive.visits.append(try visit(properties, point: point))
-                } else if properties["Title"] != nil || properties["Location"] != nil || properties["Google Maps URL"] != nil {
+                } else if isTakeout(properties) {
                     guard let spot = try takeoutSpot(properties, point: point, now: now) else {
-                        archive.skipped.append("feature \(n + 1) '\(properties["Title"] as? String ?? "")': no coordinates")
+                        let title = properties["Title"] as? String ?? (properties["location"] as? [String: Any])?["name"] as? String ?? ""
+                        archive.skipped.append("feature \(n + 1) '\(title)': no coordinates")
                         continue
                     }
                     archive.spots.append(spot)
@@ -228,22 +229,40 @@ public enum SpotFiles {
         return nil
     }
 
-    /// One entry of Google Takeout's "Saved Places.json". Entries without a position come with `[0, 0]`
-    /// geometry in real exports; those are skipped rather than saved off the coast of Africa.
+    /// Whether a feature's properties are a Google Takeout "Saved Places" entry: the older export's capitalised
+    /// `Title`/`Location`/`Google Maps URL`, or the newer one's lower-case `location` object and `google_maps_url`.
+    static func isTakeout(_ properties: [String: Any]) -> Bool {
+        properties["Title"] != nil || properties["Location"] != nil || properties["Google Maps URL"] != nil
+            || properties["location"] is [String: Any] || properties["google_maps_url"] != nil
+    }
+
+    /// One entry of Google Takeout's "Saved Places.json", in either shape Google has exported:
+    ///
+    /// - older: `Title`, `Published`, `Updated`, `Google Maps URL`, and `Location` with `Business Name`, `Address`
+    ///   and `Geo Coordinates` (`Latitude`/`Longitude`);
+    /// - newer (2024 on): `date`, `google_maps_url`, and `location` with `name`, `address` and `country_code`; the
+    ///   position only in the feature's geometry.
+    ///
+    /// Entries without a position come with `[0, 0]` geometry in real exports (the newer shape adds a `Comment`
+    /// saying so); those are skipped rather than saved off the coast of Africa.
     static func takeoutSpot(_ properties: [String: Any], point: (Double, Double)?, now: Date) throws -> Spot? {
-        let location = properties["Location"] as? [String: Any] ?? [:]
+        func text(_ value: Any?) -> String? {
+            (value as? String).flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        }
+        let location = properties["Location"] as? [String: Any] ?? properties["location"] as? [String: Any] ?? [:]
         let geo = location["Geo Coordinates"] as? [String: Any]
         var lat = number(geo?["Latitude"]), lon = number(geo?["Longitude"])
         if lat == nil || lon == nil, let point { (lat, lon) = point }
         guard let lat, let lon, !(lat == 0 && lon == 0) else { return nil }
-        let business = (location["Business Name"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        let title = (properties["Title"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        guard let name = business ?? title ?? (location["Address"] as? String) else { return nil }
-        let created = try date(properties["Published"] as? String, field: "Published") ?? now.roundedToMilliseconds
+        let address = text(location["Address"]) ?? text(location["address"])
+        guard let name = text(location["Business Name"]) ?? text(location["name"]) ?? text(properties["Title"]) ?? address else {
+            return nil
+        }
+        let created = try date(properties["Published"] as? String, field: "Published")
+            ?? date(properties["date"] as? String, field: "date") ?? now.roundedToMilliseconds
         return Spot(
-            name: name, coordinate: try Coordinate(validatingLatitude: lat, longitude: lon),
-            address: (location["Address"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-            url: properties["Google Maps URL"] as? String, createdAt: created,
+            name: name, coordinate: try Coordinate(validatingLatitude: lat, longitude: lon), address: address,
+            url: text(properties["Google Maps URL"]) ?? text(properties["google_maps_url"]), createdAt: created,
             updatedAt: try date(properties["Updated"] as? String, field: "Updated") ?? created)
     }
 

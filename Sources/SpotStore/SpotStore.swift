@@ -127,16 +127,35 @@ public struct SpotDistance: Hashable, Sendable {
     }
 }
 
-/// The minimum a watcher needs to know about a spot.
+/// What a watcher needs to know about one thing it watches: a saved spot, or a place from the local index
+/// (a brand's shop, a pharmacy) that `spots watch --brand/--place-category` adds. The details ride along into
+/// each event so an alert can say what it is about without another lookup.
 public struct SpotPoint: Hashable, Sendable {
+    /// The saved spot's id; a fresh id for an index place (whose own id is ``placeID``).
     public var id: UUID
     public var name: String
     public var coordinate: Coordinate
+    /// `osm:node/123` for a place from the local index; `nil` for a saved spot.
+    public var placeID: String?
+    public var category: String?
+    public var note: String?
+    public var rating: SpotRating?
 
-    public init(id: UUID, name: String, coordinate: Coordinate) {
+    public init(id: UUID, name: String, coordinate: Coordinate, placeID: String? = nil, category: String? = nil,
+                note: String? = nil, rating: SpotRating? = nil) {
         self.id = id
         self.name = name
         self.coordinate = coordinate
+        self.placeID = placeID
+        self.category = category
+        self.note = note
+        self.rating = rating
+    }
+
+    /// A saved spot with what an alert shows about it.
+    public init(_ spot: Spot) {
+        self.init(id: spot.id, name: spot.name, coordinate: spot.coordinate, category: spot.category, note: spot.notes,
+                  rating: spot.rating)
     }
 }
 

@@ -302,7 +302,7 @@ struct EveryCommandCLITests {
         "lookup", "budget show", "budget set", "cache stats", "cache purge", "cache vacuum", "config init", "config show",
         "spots add", "spots list", "spots show", "spots edit", "spots rm", "spots categories", "spots near",
         "spots nearest", "spots refresh", "spots log", "spots visits", "spots watch", "spots import", "spots export",
-        "serve", "storage migrate",
+        "serve", "storage migrate", "data list", "data fetch", "data update",
     ]
 
     /// The subcommand names listed under SUBCOMMANDS in a help text.

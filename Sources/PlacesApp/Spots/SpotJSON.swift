@@ -113,11 +113,32 @@ public struct VisitDayJSON: Encodable, Sendable {
 
 /// One line of `places spots watch`: `{"event":"enter","spot":{…},"distance_m":…,"time":…}`.
 public struct ProximityEventJSON: Encodable, Sendable {
+    /// The saved spot or index place the event is about; `category`, `note` and `rating` are `null` when unknown.
     public struct SpotRef: Encodable, Sendable {
+        /// The spot's id, or the place's id (`osm:node/123`) for a place from the local index.
         public var id: String
+        /// `spot` (saved) or `place` (from the local index, watched by brand or category).
+        public var kind: String
         public var name: String
         public var lat: Double
         public var lon: Double
+        public var category: String?
+        public var note: String?
+        public var rating: String?
+
+        enum CodingKeys: String, CodingKey { case id, kind, name, lat, lon, category, note, rating }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(name, forKey: .name)
+            try c.encode(lat, forKey: .lat)
+            try c.encode(lon, forKey: .lon)
+            try c.encode(category, forKey: .category)
+            try c.encode(note, forKey: .note)
+            try c.encode(rating, forKey: .rating)
+        }
     }
 
     public var event: String
@@ -127,8 +148,10 @@ public struct ProximityEventJSON: Encodable, Sendable {
 
     public init(_ event: ProximityEvent) {
         self.event = event.kind.rawValue
-        spot = SpotRef(id: event.spot.id.storeKey, name: event.spot.name, lat: event.spot.coordinate.latitude,
-                       lon: event.spot.coordinate.longitude)
+        let point = event.spot
+        spot = SpotRef(id: point.placeID ?? point.id.storeKey, kind: point.placeID == nil ? "spot" : "place", name: point.name,
+                       lat: point.coordinate.latitude, lon: point.coordinate.longitude, category: point.category,
+                       note: point.note, rating: point.rating?.rawValue)
         distanceM = (event.distance * 10).rounded() / 10
         time = event.time
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PlacesApp
+import PlaceIndex
 import PlacesCore
 import SpotStore
 
@@ -17,8 +18,15 @@ struct SpotsWatchCommand: AsyncParsableCommand {
             --refresh-distance metres. Memory stays constant however long the stream.
             Lines without a time are stamped with the time they were read.
 
+            Besides saved spots (narrowed with --category, --tag and --rating), it can watch places from the
+            local index: every shop of a brand (--brand, punctuation and case ignored, so "roberts coffee"
+            finds Robert's Coffee) and every place of a category (--place-category). Each event carries the
+            spot's or place's name, category, note and rating ("kind":"spot" or "place").
+
             Examples:
               places spots watch --radius 200 < fixes.csv
+              places spots watch --radius 200 --brand Alko --place-category pharmacy --no-spots < fixes.csv
+              places spots watch --category cafe --rating like < fixes.csv
               gpsd-to-csv | places spots watch --min-accuracy 30
               places spots watch --gpx morning-walk.gpx
             """)
@@ -44,14 +52,53 @@ struct SpotsWatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read fixes from a GPX track instead of stdin.", valueName: "FILE"))
     var gpx: String?
 
+    @Option(name: .customLong("brand"), help: ArgumentHelp(
+        "Also watch every place of this brand in the local index; repeat for several.", valueName: "NAME"))
+    var brands: [String] = []
+
+    @Option(name: .customLong("place-category"), help: ArgumentHelp(
+        "Also watch every place of this category in the local index (pharmacy, cafe); repeat for several.",
+        valueName: "CATEGORY"))
+    var placeCategories: [String] = []
+
+    @Option(help: ArgumentHelp("Watch only saved spots in this category.", valueName: "CATEGORY"))
+    var category: String?
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp("Watch only saved spots with this tag; repeat to require several.", valueName: "TAG"))
+    var tags: [String] = []
+
+    @Option(help: ArgumentHelp("Watch only saved spots rated like, dislike or none.", valueName: "RATING"))
+    var rating: String?
+
+    @Flag(help: "Watch no saved spots: only the places --brand and --place-category name.")
+    var noSpots = false
+
     @OptionGroup var state: StateOptions
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             guard exitMargin >= 0 else { throw InputError("invalid --exit-margin \(exitMargin): expected 0 or more metres") }
             guard monitor >= 1 else { throw InputError("invalid --monitor \(monitor): expected at least 1") }
-            let points = try await state.openSpots().allPoints()
-            if points.isEmpty { printError("places: no saved spots to watch; add some with `places spots add`") }
+            if noSpots && brands.isEmpty && placeCategories.isEmpty {
+                throw InputError("--no-spots leaves nothing to watch: add --brand NAME or --place-category CATEGORY")
+            }
+            let app = try state.openApp()
+            var points: [SpotPoint] = []
+            if !noSpots {
+                let ratingFilter: SpotRating?? = try rating.map { try SpotRating.parse($0) }
+                let filter = SpotFilter(category: category.map { PlaceCategory.normalize($0) ?? $0 }, tags: tags, rating: ratingFilter)
+                points = try await app.spots.list(filter).map(SpotPoint.init)
+                if points.isEmpty && brands.isEmpty && placeCategories.isEmpty {
+                    printError("places: no saved spots to watch; add some with `places spots add`")
+                }
+            }
+            if !brands.isEmpty || !placeCategories.isEmpty {
+                let places = try await WatchedPlaces.load(brands: brands, categories: placeCategories, app: app)
+                if places.isEmpty {
+                    printError("places: the local index has no place of that brand or category; import an extract that covers the area")
+                }
+                points += places
+            }
             var watch = ProximityWatch(spots: points, settings: ProximityWatchSettings(
                 radius: radius, exitMargin: exitMargin, minAccuracy: minAccuracy, monitorCount: monitor,
                 refreshDistance: refreshDistance))
@@ -84,6 +131,53 @@ struct SpotsWatchCommand: AsyncParsableCommand {
                 printError("places: ignored \(watch.ignoredFixes) of \(watch.ignoredFixes + watch.acceptedFixes) fixes less accurate than \(Int(minAccuracy)) m")
             }
         }
+    }
+}
+
+/// Places from the local index that `spots watch --brand/--place-category` adds to the saved spots.
+enum WatchedPlaces {
+    /// Every place in each imported extract that is of one of `brands` (its brand tag, or its name's words, equal
+    /// the brand with punctuation and case ignored) or in one of `categories`; each place once.
+    static func load(brands: [String], categories: [String], app: PlacesApplication) async throws -> [SpotPoint] {
+        let areas = try app.indexedSources().compactMap(\.bounds)
+        let keys = Set(brands.map(PlaceIndexStore.brandKey).filter { !$0.isEmpty })
+        var seen = Set<PlaceID>()
+        var points: [SpotPoint] = []
+        for area in areas {
+            let center = Coordinate(latitude: (area.minLatitude + area.maxLatitude) / 2,
+                                    longitude: (area.minLongitude + area.maxLongitude) / 2)
+            let corner = Coordinate(latitude: area.maxLatitude, longitude: area.maxLongitude)
+            let radius = min(InputRange.maxRadiusMeters, GeoMath.distance(center, corner) * 1.01 + 100)
+            var found: [Place] = []
+            for brand in brands {
+                let candidates = try await app.nearby(NearbyQuery(center: center, radius: radius, brand: brand, limit: Int(Int32.max)))
+                found += candidates.filter { isOfBrand($0, keys: keys) }
+            }
+            for category in categories {
+                found += try await app.nearby(NearbyQuery(center: center, radius: radius, category: category, limit: Int(Int32.max)))
+            }
+            for place in found where seen.insert(place.id).inserted {
+                points.append(SpotPoint(id: UUID(), name: place.name, coordinate: place.coordinate, placeID: place.id.description,
+                                        category: place.category ?? place.categories.first))
+            }
+        }
+        return points
+    }
+
+    /// The index's brand filter also takes names that merely contain the brand ("Valkoinen talo" for "alko"); a
+    /// place is of the brand when its brand tag is, or a run of whole words of its name spells it.
+    static func isOfBrand(_ place: Place, keys: Set<String>) -> Bool {
+        if let brand = place.brand, keys.contains(PlaceIndexStore.brandKey(brand)) { return true }
+        let words = TextFolding.fold(place.name).replacingOccurrences(of: "'", with: "")
+            .split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init)
+        for start in words.indices {
+            var run = ""
+            for word in words[start...] {
+                run += word
+                if keys.contains(run) { return true }
+            }
+        }
+        return false
     }
 }
 
