@@ -27,8 +27,4 @@ extension TestData {
     static let geoNamesGzip = fixtures.appendingPathComponent("geonames-helsinki-area.txt.gz")
     /// A readme entry first, then the dump, deflated: the shape geonames.org serves.
     static let geoNamesZip = fixtures.appendingPathComponent("geonames-helsinki-area.zip")
-    /// The same, streamed: sizes and CRC in data descriptors after each entry (Fixtures/make-zip-fixtures.py).
-    static let geoNamesZipWithDataDescriptors = fixtures.appendingPathComponent("geonames-helsinki-area-descriptor.zip")
-    /// The same, with zip64 extra fields on the dump entry (Fixtures/make-zip-fixtures.py).
-    static let geoNamesZip64 = fixtures.appendingPathComponent("geonames-helsinki-area-zip64.zip")
 }
