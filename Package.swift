@@ -28,7 +28,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Only for the MD5 sums Geofabrik publishes with each extract (already needed by postgres-nio).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // MARK: Core model: Foundation only.
@@ -83,11 +82,11 @@ let package = Package(
             path: "Sources/RegionData"),
 
         // MARK: Provider plugins.
-        // zlib for PBF blobs and .gz dumps (named apart from ZIPFoundation's own `CZlib` module).
+        // zlib for PBF blobs, .gz dumps and .zip entries.
         .systemLibrary(name: "CSystemZlib", path: "Sources/CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "LocalProvider",
-            dependencies: ["PlacesCore", "PlaceIndex", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["PlacesCore", "PlaceIndex", "CSystemZlib"],
             path: "Providers/Local"),
         .target(
             name: "ProviderHTTP",
