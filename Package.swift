@@ -168,21 +168,22 @@ let package = Package(
             ],
             path: "Tests/FakeUpstream"),
         .target(name: "LoopbackSocket", path: "Tests/LoopbackSocket"),
-        .target(name: "StoreTestSupport", path: "Tests/StoreTestSupport"),
+        .target(name: "ScratchDirectory", path: "Tests/ScratchDirectory"),
+        .target(name: "StoreTestSupport", dependencies: ["ScratchDirectory"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "PlacesCoreTests", dependencies: ["PlacesCore"]),
         .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"], exclude: ["Fixtures"]),
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
         .testTarget(
             name: "LocalProviderTests",
-            dependencies: ["LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["ScratchDirectory", "LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]),
-        .testTarget(name: "StoreSupportTests", dependencies: ["StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
+        .testTarget(name: "StoreSupportTests", dependencies: ["ScratchDirectory", "StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
         // The contract suites run against SQLite and PostgreSQL.
         .testTarget(name: "LookupCacheTests", dependencies: ["LookupCache", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
         .testTarget(name: "BudgetLedgerTests", dependencies: ["BudgetLedger", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
         .testTarget(
             name: "SpotStoreTests",
-            dependencies: ["SpotStore", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster",
+            dependencies: ["ScratchDirectory", "SpotStore", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster",
                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ProvidersTests",
@@ -192,13 +193,13 @@ let package = Package(
             ]),
         .testTarget(
             name: "PlacesPipelineTests",
-            dependencies: [
+            dependencies: ["ScratchDirectory",
                 "PlacesPipeline", "PlacesMatching", "LookupCache", "BudgetLedger", "ProviderHTTP", "GoogleProvider",
                 "YelpProvider", "PlacesApp", "FakeUpstream",
             ]),
         .testTarget(
             name: "PlacesAppTests",
-            dependencies: [
+            dependencies: ["ScratchDirectory",
                 "PlacesApp", "PlacesConfig", "PlacesPipeline", "BudgetLedger", "LookupCache", "FakeUpstream",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
@@ -208,14 +209,14 @@ let package = Package(
             path: "Tests/PostgresTestCluster", exclude: ["cluster.sh"]),
         .testTarget(
             name: "PostgresStorageTests",
-            dependencies: ["PostgresStorage", "PostgresTestCluster", "LookupCache", "BudgetLedger", "SpotStore", "PlacesCore", "PlacesConfig"]),
+            dependencies: ["ScratchDirectory", "PostgresStorage", "PostgresTestCluster", "LookupCache", "BudgetLedger", "SpotStore", "PlacesCore", "PlacesConfig"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP"]),
         .testTarget(
             name: "PlacesServerTests",
-            dependencies: ["PlacesServer", "RESP", "PlacesApp", "PlacesPipeline", "SpotStore", "LoopbackSocket"]),
+            dependencies: ["ScratchDirectory", "PlacesServer", "RESP", "PlacesApp", "PlacesPipeline", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",
-            dependencies: [
+            dependencies: ["ScratchDirectory",
                 "PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", "PostgresTestCluster",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),

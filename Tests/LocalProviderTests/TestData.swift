@@ -1,4 +1,5 @@
 import Foundation
+import ScratchDirectory
 
 /// Real data kept in the repository (the extract the app bundles), and scratch space for fixtures.
 enum TestData {
@@ -12,10 +13,7 @@ enum TestData {
 
     /// A fresh directory that lives as long as the test process.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("places-local-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try ScratchDirectory.lastingTheProcess("places-local-tests").url
     }
 }
 
