@@ -36,7 +36,6 @@ struct SharedStateOutageTests {
         let cluster = try await offPool { try PrivateCluster.start() }
         defer { cluster.stop() }
         let cli = try CLIHarness.fresh()
-        defer { try? FileManager.default.removeItem(at: cli.home) }
         // A short pool timeout so the outage shows quickly; the test's own deadlines are far longer.
         try Data("[storage]\ntimeout = \"3s\"\npool_size = 2\n".utf8).write(to: cli.home.appendingPathComponent("config.toml"))
         let environment = ["PLACES_DATABASE_URL": cluster.url]
