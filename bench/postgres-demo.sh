@@ -26,18 +26,7 @@ cleanup() {
 trap cleanup EXIT
 bash Tests/PostgresTestCluster/cluster.sh start >"$WORK/cluster.env" </dev/null
 source "$WORK/cluster.env"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() {  # url or redis port
-    for _ in $(seq 1 300); do
-        case $1 in
-            http*) curl -sf "$1" >/dev/null 2>&1 && return 0 ;;
-            *) [ "$(redis-cli -h 127.0.0.1 -p "$1" PING 2>/dev/null)" = PONG ] && return 0 ;;
-        esac
-        sleep 0.1
-    done
-    echo "bench/postgres-demo.sh: nothing answered at $1" >&2
-    exit 1
-}
+source bench/fake_upstream_home.sh
 
 FAKE_PORT=$(free_port)
 python3 bench/fake_upstreams.py "$FAKE_PORT" >"$WORK/fake.log" 2>&1 &
@@ -49,24 +38,7 @@ declare -A PORT
 for instance in A B; do
     home="$WORK/home-$instance"
     mkdir -p "$home"
-    cat >"$home/config.toml" <<TOML
-[providers.google]
-base_url = "http://127.0.0.1:$FAKE_PORT"
-[providers.yelp]
-base_url = "http://127.0.0.1:$FAKE_PORT"
-[providers.nominatim]
-enabled = false
-[providers.foursquare]
-enabled = false
-[pipeline]
-chain = ["local", "yelp", "google"]
-[budget]
-time_zone = "Europe/Helsinki"
-daily_usd = 1.0
-[budget.free_calls_per_month]
-"google.search.pro" = 0
-"google.search.enterprise" = 0
-TOML
+    write_fake_config "$home/config.toml" "$FAKE_PORT"
     PLACES_HOME="$home" "$PLACES" reverse 60.17,24.94 >/dev/null 2>"$WORK/index-$instance.log"  # builds its local index
     PORT[$instance]=$(free_port)
     PLACES_HOME="$home" "$PLACES" serve --port "${PORT[$instance]}" --log-level warning 2>"$WORK/serve-$instance.log" &

@@ -17,9 +17,7 @@ BENCH=${1:-.build/release/places-bench}
 PLACES=${PLACES:-$(dirname "$BENCH")/places}
 REQUESTS=${REQUESTS:-20000}
 CLIENTS=50
-for built in "$BENCH" "$PLACES"; do
-    [ -x "$built" ] || { echo "build first: swift build -c release --product places-bench && swift build -c release --product places" >&2; exit 1; }
-done
+[ -x "$BENCH" ] || { echo "build first: swift build -c release --product places-bench && swift build -c release --product places" >&2; exit 1; }
 for tool in redis-server redis-benchmark redis-cli python3 curl; do
     command -v "$tool" >/dev/null || { echo "bench/postgres.sh: $tool is not installed" >&2; exit 2; }
 done
@@ -44,21 +42,11 @@ URL=${PLACES_TEST_DATABASE_URL%/postgres}/places_bench
 echo "# $(nproc) cores; PostgreSQL $("$PSQL" "$URL" -qAt -c 'SHOW server_version'), fsync $("$PSQL" "$URL" -qAt -c 'SHOW fsync'), synchronous_commit $("$PSQL" "$URL" -qAt -c 'SHOW synchronous_commit')"
 echo "# load before: $(uptime)"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() {  # url or redis port
-    for _ in $(seq 1 300); do
-        case $1 in
-            http*) curl -sf "$1" >/dev/null 2>&1 && return 0 ;;
-            *) [ "$(redis-cli -h 127.0.0.1 -p "$1" PING 2>/dev/null)" = PONG ] && return 0 ;;
-        esac
-        sleep 0.1
-    done
-    echo "bench/postgres.sh: nothing answered at $1" >&2
-    exit 1
-}
+source bench/fake_upstream_home.sh
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }  # pid: user + system CPU in clock ticks
 
-# 1. The server.
+# 1. The server (skipped, saying so, without a `places` binary beside places-bench or in $PLACES).
+if [ -x "$PLACES" ]; then
 FAKE_PORT=$(free_port)
 python3 bench/fake_upstreams.py "$FAKE_PORT" >"$WORK/fake.log" 2>&1 &
 PIDS+=($!)
@@ -68,20 +56,7 @@ declare -A PORT PID
 for backend in sqlite postgres; do
     home="$WORK/home-$backend"
     mkdir -p "$home"
-    cat >"$home/config.toml" <<TOML
-[providers.google]
-base_url = "http://127.0.0.1:$FAKE_PORT"
-[providers.yelp]
-base_url = "http://127.0.0.1:$FAKE_PORT"
-[providers.nominatim]
-enabled = false
-[providers.foursquare]
-enabled = false
-[pipeline]
-chain = ["local", "yelp", "google"]
-[budget]
-daily_usd = 1.0
-TOML
+    write_fake_config "$home/config.toml" "$FAKE_PORT"
     [ "$backend" = postgres ] && printf '[storage]\nurl = "%s"\n' "$URL" >>"$home/config.toml"
     PLACES_HOME="$home" "$PLACES" reverse 60.17,24.94 >/dev/null  # builds the local index
     PORT[$backend]=$(free_port)
@@ -122,6 +97,9 @@ done
 CALLS_AFTER=$(curl -s "http://127.0.0.1:$FAKE_PORT/__calls")
 [ "$CALLS_AFTER" = "$CALLS_WARM" ] || { echo "bench/postgres.sh: upstream calls during the run: $CALLS_WARM -> $CALLS_AFTER (not all hits)" >&2; exit 1; }
 for backend in sqlite postgres; do kill "${PID[$backend]}"; done
+else
+    echo "# server section skipped: no $PLACES (swift build -c release --product places)"
+fi
 
 # 2. The stores.
 if [ -x /usr/bin/time ]; then
