@@ -232,21 +232,18 @@ public final class PlacesApplication: Sendable {
             .sorted { $0.provider < $1.provider }
     }
 
-    /// Looks up every row of a batch file (the columns of `places match`) with at most `concurrency` lookups
-    /// in flight (default from `[pipeline]`), each asked like a single lookup (``LookupRequest/asking(_:for:maxCost:offline:)``).
-    public func lookupBatch(_ file: URL, extraFields: Set<PlaceField>, concurrency: Int? = nil, maxCost: MicroDollars? = nil,
-                            offline: Bool = false,
+    /// Looks up every row of a batch file (the columns of `places match`), each asked as one `places lookup`
+    /// with the batch's options (``BatchLookupRequest/request(for:)``), at most `concurrency` in flight.
+    public func lookupBatch(_ request: BatchLookupRequest,
                             onResult: @Sendable (_ result: BatchRowResult, _ done: Int, _ total: Int) async throws -> Void)
         async throws -> BatchSummary {
-        let template = LookupRequest.asking(MatchQuery(name: ""), for: extraFields)
-        let rows = try RecordFile.read(file).records.map { record in
+        let rows = try RecordFile.read(request.file).records.map { record in
             BatchRow(id: record.id, query: MatchQuery(name: record.name, near: record.coordinate, address: record.address,
                                                       city: record.city, countryCode: record.countryCode,
-                                                      phone: record.phone, category: record.category,
-                                                      fields: template.query.fields))
+                                                      phone: record.phone, category: record.category))
         }
-        return try await pipeline.runBatch(rows, concurrency: concurrency ?? settings.batchConcurrency, maxCost: maxCost,
-                                           offline: offline, requiredFields: template.requiredFields) { result, done in
+        return try await pipeline.runBatch(rows, concurrency: request.concurrency ?? settings.batchConcurrency,
+                                           request: request.request(for:)) { result, done in
             var result = result
             if let outcome = result.outcome { result.outcome = try withTimeZone(outcome) }
             try await onResult(result, done, rows.count)
@@ -310,11 +307,44 @@ extension LookupRequest {
     /// usual fields are fetched and shown when known, but only an id, a name, a point and `extra` are worth
     /// paying for. Asked the same way, the same question has the same cache key wherever it comes from.
     public static func asking(_ query: MatchQuery, for extra: Set<PlaceField> = [], maxCost: MicroDollars? = nil,
-                              offline: Bool = false) -> LookupRequest {
+                              offline: Bool = false, payWhenAmbiguous: Bool = false) -> LookupRequest {
         var query = query
         query.fields = PlaceField.defaultSet.union(extra)
         return LookupRequest(query: query, maxCost: maxCost, offline: offline,
-                             requiredFields: Set<PlaceField>([.id, .name, .coordinate]).union(extra))
+                             requiredFields: Set<PlaceField>([.id, .name, .coordinate]).union(extra),
+                             payWhenAmbiguous: payWhenAmbiguous)
+    }
+}
+
+/// `places lookup --batch FILE`: every row of the file is asked as `places lookup` asks one question with the
+/// same options, so a row and the same question typed alone share their cache entry and their policy.
+public struct BatchLookupRequest: Sendable, Hashable {
+    /// CSV with a header or JSON lines, in the columns of `places match`.
+    public var file: URL
+    /// `--fields`: worth paying for in every row, on top of an id, a name and a point.
+    public var extraFields: Set<PlaceField>
+    /// `--max-cost`: the most one row may spend, on top of the ledger's limits.
+    public var maxCostPerRow: MicroDollars?
+    /// `--offline`: the cache and the local index only.
+    public var offline: Bool
+    /// `--pay-when-ambiguous`: ask paid providers for a row even when several nearby places fit it equally.
+    public var payWhenAmbiguous: Bool
+    /// Lookups in flight at once; `nil`: `[pipeline] batch_concurrency`.
+    public var concurrency: Int?
+
+    public init(file: URL, extraFields: Set<PlaceField> = [], maxCostPerRow: MicroDollars? = nil, offline: Bool = false,
+                payWhenAmbiguous: Bool = false, concurrency: Int? = nil) {
+        self.file = file
+        self.extraFields = extraFields
+        self.maxCostPerRow = maxCostPerRow
+        self.offline = offline
+        self.payWhenAmbiguous = payWhenAmbiguous
+        self.concurrency = concurrency
+    }
+
+    /// One row's request: its question asked as a single lookup with the batch's options.
+    public func request(for query: MatchQuery) -> LookupRequest {
+        .asking(query, for: extraFields, maxCost: maxCostPerRow, offline: offline, payWhenAmbiguous: payWhenAmbiguous)
     }
 }
 

@@ -143,7 +143,8 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 try await group.run()
             } catch let error as ServerStartError {
-                throw InputError(error.description)
+                throw InputError("cannot listen on \(error.host):\(error.port): \(error.reason) "
+                                 + "(is another server using the port? try --port, or check --host)")
             }
         }
     }

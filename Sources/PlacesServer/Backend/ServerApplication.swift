@@ -84,21 +84,6 @@ public struct ServerApplication: Sendable {
         return try PlacesJSON.lookup(outcome, reference: request.query.near)
     }
 
-    /// SCORE a b: `places score a b --json` (the place algorithm). A and B are names or JSON records.
-    static func score(_ pair: ServerRequests.NamePair) throws -> Data {
-        func record(_ text: String, id: String) throws -> MatchRecord {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("{") else { return MatchRecord(id: id, name: text) }
-            do { return try RecordFile.record(json: trimmed, defaultID: id) } catch {
-                throw InputError("argument \(id.uppercased()): \(error.message)")
-            }
-        }
-        let result = PlaceMatcher(thresholds: MatchThresholds()).compare(try record(pair.first, id: "a"), try record(pair.second, id: "b"))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(result)
-    }
-
     func addSpot(_ request: ServerRequests.NewSpot) async throws -> Data? {
         var spot = Spot(name: request.name, coordinate: request.coordinate, createdAt: Date())
         request.attributes.apply(to: &spot)

@@ -38,7 +38,7 @@ extension CommandTable {
                      summary: "the one place meant, through cache, local index and paid providers under budget", memoisable: false,
                      parse: ServerRequests.lookup) { request in try await app.lookup(request) },
             .core(app, "SCORE", arity: 2...2, syntax: "SCORE a b", summary: "how alike two place names are, as `places score --json`",
-                     memoisable: true, parse: ServerRequests.score) { pair in try ServerApplication.score(pair) },
+                     memoisable: true, parse: ServerRequests.score) { request in try PlacesJSON.score(try PlacesApplication.score(request)) },
             .core(app, "BUDGET", arity: 0...0, syntax: "BUDGET", summary: "money spent and left per provider, as `places budget --json`",
                      memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().budgetReport()) },
             .core(app, "CACHE.STATS", arity: 0...0, syntax: "CACHE.STATS",
@@ -175,13 +175,8 @@ enum ServerRequests {
         return .asking(MatchQuery(name: name, near: near), for: requested)
     }
 
-    struct NamePair: Equatable, Sendable {
-        var first: String
-        var second: String
-    }
-
-    static func score(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NamePair {
-        NamePair(first: try arguments.text(), second: try arguments.text())
+    static func score(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> ScoreRequest {
+        ScoreRequest(first: try arguments.text(), second: try arguments.text())
     }
 
     struct NewSpot: Equatable, Sendable {

@@ -163,6 +163,35 @@ import Testing
         try await server.stop()
     }
 
+    /// What client libraries send before their first real command (redis-py 8 and `redis-cli -3`: HELLO;
+    /// redis-py: CLIENT SETINFO; redis-cli: COMMAND DOCS; redis-benchmark: CONFIG GET), then QUIT, over a
+    /// real socket. Expected shapes are Redis's documented replies: HELLO's map has 7 pairs (server, version,
+    /// proto, id, mode, role, modules), in RESP2 a flat array of 14; QUIT answers +OK and closes.
+    @Test func clientStartupCommandsAndQuitOverASocket() async throws {
+        let server = try await TestServer.start()
+        let client = try RawClient(port: server.port)
+        try client.send("HELLO 2\r\nCLIENT SETINFO lib-name redis-py\r\nCONFIG GET save\r\nCOMMAND COUNT\r\nCOMMAND DOCS\r\n")
+        let replies = try await client.replies(5)
+        guard case .array(let hello) = replies[0], hello.count == 14 else { Issue.record("HELLO 2: \(replies[0])"); return }
+        #expect(hello[0] == .bulk("server") && hello[1] == .bulk("places") && hello[4] == .bulk("proto") && hello[5] == .integer(2))
+        #expect(replies[1] == .simpleString("OK"))
+        #expect(replies[2] == .array([]))
+        guard case .integer(let count) = replies[3], case .array(let docs) = replies[4] else { Issue.record("COMMAND: \(replies[3...])"); return }
+        #expect(docs.count == 2 * count, "a name and its doc map per command")
+        #expect(docs.contains(.bulk("search")) && docs.contains(.bulk("details")))
+        try client.send("QUIT\r\n")
+        let (quit, closed) = await client.readToEnd()
+        #expect(quit == "+OK\r\n" && closed)
+
+        // RESP3 after HELLO 3: the same fields as a map frame.
+        let resp3 = try RawClient(port: server.port)
+        try resp3.send("HELLO 3\r\nQUIT\r\n")
+        let (text, ended) = await resp3.readToEnd()
+        #expect(text.hasPrefix("%7\r\n$6\r\nserver\r\n$6\r\nplaces\r\n"), "\(text)")
+        #expect(text.hasSuffix("+OK\r\n") && ended)
+        try await server.stop()
+    }
+
     @Test func httpRequestsAreDroppedWithoutAReply() async throws {
         let server = try await TestServer.start()
         for probe in ["GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", "POST /api HTTP/1.1\r\n", "Host: example.com\r\n"] {
