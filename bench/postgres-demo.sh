@@ -15,17 +15,7 @@ for tool in redis-cli python3 curl jq; do
     command -v "$tool" >/dev/null || { echo "bench/postgres-demo.sh: $tool is not installed" >&2; exit 2; }
 done
 
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    [ -n "${PLACES_TEST_CLUSTER_DIR:-}" ] && bash Tests/PostgresTestCluster/cluster.sh stop "$PLACES_TEST_CLUSTER_DIR"
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-bash Tests/PostgresTestCluster/cluster.sh start >"$WORK/cluster.env" </dev/null
-source "$WORK/cluster.env"
+source bench/throwaway_cluster.sh
 source bench/fake_upstream_home.sh
 
 FAKE_PORT=$(free_port)

@@ -23,18 +23,7 @@ for tool in redis-server redis-benchmark redis-cli python3 curl; do
 done
 shift || true
 
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    [ -n "${PLACES_TEST_CLUSTER_DIR:-}" ] && bash Tests/PostgresTestCluster/cluster.sh stop "$PLACES_TEST_CLUSTER_DIR"
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-# Through a file, not $(…): the started postmaster must not be able to hold the script's pipe open.
-bash Tests/PostgresTestCluster/cluster.sh start >"$WORK/cluster.env" </dev/null
-source "$WORK/cluster.env"
+source bench/throwaway_cluster.sh
 PSQL=$(command -v psql || echo "$(cat "$PLACES_TEST_CLUSTER_DIR/bin")/psql")
 "$PSQL" "$PLACES_TEST_DATABASE_URL" -qAt -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" \
     -c "ALTER SYSTEM SET full_page_writes = on" -c "SELECT pg_reload_conf()" -c "CREATE DATABASE places_bench" >/dev/null
