@@ -28,7 +28,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Only for the MD5 sums Geofabrik publishes with each extract (already needed by postgres-nio).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // MARK: Core model: Foundation only.
@@ -83,11 +82,11 @@ let package = Package(
             path: "Sources/RegionData"),
 
         // MARK: Provider plugins.
-        // zlib for PBF blobs and .gz dumps (named apart from ZIPFoundation's own `CZlib` module).
+        // zlib for PBF blobs, .gz dumps and .zip entries.
         .systemLibrary(name: "CSystemZlib", path: "Sources/CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "LocalProvider",
-            dependencies: ["PlacesCore", "PlaceIndex", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["PlacesCore", "PlaceIndex", "CSystemZlib"],
             path: "Providers/Local"),
         .target(
             name: "ProviderHTTP",
@@ -141,7 +140,7 @@ let package = Package(
             name: "PlacesBenchmarks",
             dependencies: [
                 "PlacesApp", "PlacesServer", "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesPipeline", "LocalProvider",
-                "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider",
+                "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "PostgresStorage",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -169,21 +168,22 @@ let package = Package(
             ],
             path: "Tests/FakeUpstream"),
         .target(name: "LoopbackSocket", path: "Tests/LoopbackSocket"),
-        .target(name: "StoreTestSupport", path: "Tests/StoreTestSupport"),
+        .target(name: "ScratchDirectory", path: "Tests/ScratchDirectory"),
+        .target(name: "StoreTestSupport", dependencies: ["ScratchDirectory"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "PlacesCoreTests", dependencies: ["PlacesCore"]),
         .testTarget(name: "PlacesMatchingTests", dependencies: ["PlacesMatching", "LocalProvider"], exclude: ["Fixtures"]),
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
         .testTarget(
             name: "LocalProviderTests",
-            dependencies: ["LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["ScratchDirectory", "LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]),
-        .testTarget(name: "StoreSupportTests", dependencies: ["StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
+        .testTarget(name: "StoreSupportTests", dependencies: ["ScratchDirectory", "StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
         // The contract suites run against SQLite and PostgreSQL.
         .testTarget(name: "LookupCacheTests", dependencies: ["LookupCache", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
         .testTarget(name: "BudgetLedgerTests", dependencies: ["BudgetLedger", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
         .testTarget(
             name: "SpotStoreTests",
-            dependencies: ["SpotStore", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster",
+            dependencies: ["ScratchDirectory", "SpotStore", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster",
                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ProvidersTests",
@@ -193,13 +193,13 @@ let package = Package(
             ]),
         .testTarget(
             name: "PlacesPipelineTests",
-            dependencies: [
+            dependencies: ["ScratchDirectory",
                 "PlacesPipeline", "PlacesMatching", "LookupCache", "BudgetLedger", "ProviderHTTP", "GoogleProvider",
                 "YelpProvider", "PlacesApp", "FakeUpstream",
             ]),
         .testTarget(
             name: "PlacesAppTests",
-            dependencies: [
+            dependencies: ["ScratchDirectory",
                 "PlacesApp", "PlacesConfig", "PlacesPipeline", "BudgetLedger", "LookupCache", "FakeUpstream",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
@@ -209,14 +209,14 @@ let package = Package(
             path: "Tests/PostgresTestCluster", exclude: ["cluster.sh"]),
         .testTarget(
             name: "PostgresStorageTests",
-            dependencies: ["PostgresStorage", "PostgresTestCluster", "LookupCache", "BudgetLedger", "SpotStore", "PlacesCore", "PlacesConfig"]),
+            dependencies: ["ScratchDirectory", "PostgresStorage", "PostgresTestCluster", "LookupCache", "BudgetLedger", "SpotStore", "PlacesCore", "PlacesConfig"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP"]),
         .testTarget(
             name: "PlacesServerTests",
-            dependencies: ["PlacesServer", "RESP", "PlacesApp", "PlacesPipeline", "SpotStore", "LoopbackSocket"]),
+            dependencies: ["ScratchDirectory", "PlacesServer", "RESP", "PlacesApp", "PlacesPipeline", "SpotStore", "LoopbackSocket"]),
         .testTarget(
             name: "PlacesCLITests",
-            dependencies: [
+            dependencies: ["ScratchDirectory",
                 "PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", "PostgresTestCluster",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),

@@ -16,27 +16,8 @@ trap 'kill $FAKE_PID 2>/dev/null; rm -rf "$PLACES_HOME"' EXIT
 export YELP_API_KEY=demo-yelp-key GOOGLE_PLACES_API_KEY=demo-google-key
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/__calls" >/dev/null && break; sleep 0.1; done
 
-cat > "$PLACES_HOME/config.toml" <<TOML
-[providers.google]
-base_url = "http://127.0.0.1:$PORT"
-[providers.yelp]
-base_url = "http://127.0.0.1:$PORT"
-[providers.nominatim]
-enabled = false
-[providers.foursquare]
-enabled = false
-
-[pipeline]
-chain = ["local", "yelp", "google"]
-
-[budget]
-time_zone = "Europe/Helsinki"
-daily_usd = 1.0
-# No free tier in the demo, so every Google call shows its price.
-[budget.free_calls_per_month]
-"google.search.pro" = 0
-"google.search.enterprise" = 0
-TOML
+source bench/fake_upstream_home.sh
+write_fake_config "$PLACES_HOME/config.toml" "$PORT"
 
 run() { echo; echo "\$ places $*"; "$PLACES" "$@" || echo "(exit $?)"; }
 

@@ -10,6 +10,7 @@
 #
 #   bash bench/server.sh                # REQUESTS=200000 by default
 #   REQUESTS=50000 bash bench/server.sh
+#   PLACES_BIN=/tmp/old/places bash bench/server.sh    # no build: this binary (its resource bundle beside it)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,9 +25,13 @@ for tool in redis-server redis-benchmark redis-cli python3; do
   command -v "$tool" >/dev/null || { echo "bench/server.sh: $tool is not installed (apt-get install redis-server redis-tools)" >&2; exit 2; }
 done
 
-echo "building places (release) …" >&2
-swift build -c release --scratch-path "$SCRATCH" --product places >&2
-BIN="$SCRATCH/release/places"
+if [ -n "${PLACES_BIN:-}" ]; then
+  BIN=$PLACES_BIN  # an already built binary, e.g. an older commit's for a before/after in the same session
+else
+  echo "building places (release) …" >&2
+  swift build -c release --scratch-path "$SCRATCH" --product places >&2
+  BIN="$SCRATCH/release/places"
+fi
 
 WORK=$(mktemp -d)
 export PLACES_HOME="$WORK/home"

@@ -8,6 +8,7 @@ import PlacesConfig
 import PlacesCore
 import PlacesMatching
 import PlacesPipeline
+import PostgresStorage
 import ProviderHTTP
 import SpotStore
 
@@ -23,7 +24,7 @@ import SpotStore
 ///
 /// ```swift
 /// let app = try PlacesApplication.open(.resolve()) { print($0) }
-/// let places = try await app.search(SearchQuery(text: "maya bar", near: here))
+/// let places = try await app.search(SearchQuery(text: "maya bar", near: here)).places
 /// let outcome = try await app.lookup(.asking(MatchQuery(name: "Maya Bar & Grill", near: here), for: [.phone]))
 /// ```
 public final class PlacesApplication: Sendable {
@@ -40,13 +41,17 @@ public final class PlacesApplication: Sendable {
     private let networkProviders: OpenedOnce<[ConfiguredProvider]>
     private let lookupPipeline: OpenedOnce<LookupPipeline>
 
+    /// The shared database's pool, when the state is shared (``SharedStorage``).
+    let sharedDatabase: SharedDatabase?
+
     private init(environment: PlacesEnvironment, configuration: PlacesConfiguration, settings: PipelineSettings,
-                 notice: @escaping @Sendable (String) -> Void, logger: Logger?, transport: (any HTTPTransport)?,
-                 clock: @escaping @Sendable () -> Date) {
+                 shared: SharedDatabase?, notice: @escaping @Sendable (String) -> Void, logger: Logger?,
+                 transport: (any HTTPTransport)?, clock: @escaping @Sendable () -> Date) {
         self.environment = environment
         self.configuration = configuration
         self.settings = settings
-        let stores = StoreFactory(environment: environment, settings: settings, clock: clock)
+        sharedDatabase = shared
+        let stores = StoreFactory(environment: environment, settings: settings, shared: shared, clock: clock)
         let indexStore = OpenedOnce { try stores.openIndex(notice: notice) }
         let cacheStore = OpenedOnce { try stores.openCache() }
         let ledgerStore = OpenedOnce { try stores.openLedger() }
@@ -86,9 +91,10 @@ public final class PlacesApplication: Sendable {
                             clock: @escaping @Sendable () -> Date = { Date() }) throws -> PlacesApplication {
         let configuration = try PlacesConfiguration.load(environment)
         let settings = try PipelineSettings(configuration: configuration)
+        let shared = try SharedStorage.open(try SharedStorage.settings(configuration, environment))
         try environment.createDirectories()
         return PlacesApplication(environment: environment, configuration: configuration, settings: settings,
-                                 notice: notice, logger: logger, transport: transport, clock: clock)
+                                 shared: shared, notice: notice, logger: logger, transport: transport, clock: clock)
     }
 
     // MARK: Parts, opened on first use.
@@ -119,16 +125,14 @@ public final class PlacesApplication: Sendable {
     // MARK: Questions answered by the local index (or one named provider).
 
     /// Searches the local index, or asks one named provider (`places search --provider google`), metered
-    /// in the budget and cached within the provider's terms.
-    public func search(_ query: SearchQuery, provider name: String? = nil) async throws -> [Place] {
-        guard let name, !isLocal(name) else { return try withTimeZones(await local.search(query)) }
-        return try withTimeZones(await provider(named: name).search(query))
-    }
-
-    /// A local search with what to tell the user besides the places: "did you mean …" when nothing was
-    /// found but a word looks like a typo, and a coverage line when `near` lies outside every imported
-    /// map extract or nothing was found at all.
-    public func searchLocally(_ query: SearchQuery) throws -> LocalSearchOutcome {
+    /// in the budget and cached within the provider's terms. The CLI's `search` and the server's SEARCH both
+    /// ask here. A local search also says what to tell the user besides the places: "did you mean …" when
+    /// nothing was found but a word looks like a typo, and a coverage line when `near` lies outside every
+    /// imported map extract or nothing was found at all.
+    public func search(_ query: SearchQuery, provider name: String? = nil) async throws -> SearchOutcome {
+        if let name, !isLocal(name) {
+            return SearchOutcome(places: try withTimeZones(await provider(named: name).search(query)), notes: [])
+        }
         let index = try index
         let result = try index.searchExplained(text: query.text, near: query.near, radius: query.radius,
                                                category: query.category, limit: query.limit)
@@ -142,7 +146,7 @@ public final class PlacesApplication: Sendable {
         } else if result.places.isEmpty, result.didYouMean == nil {
             notes.append(.nothingMatches(text: query.text, importedFiles: sources.count))
         }
-        return LocalSearchOutcome(places: try withTimeZones(result.places), notes: notes)
+        return SearchOutcome(places: try withTimeZones(result.places), notes: notes)
     }
 
     /// What the local index holds: each imported file, newest first.
@@ -228,21 +232,18 @@ public final class PlacesApplication: Sendable {
             .sorted { $0.provider < $1.provider }
     }
 
-    /// Looks up every row of a batch file (the columns of `places match`) with at most `concurrency` lookups
-    /// in flight (default from `[pipeline]`), each asked like a single lookup (``LookupRequest/asking(_:for:maxCost:offline:)``).
-    public func lookupBatch(_ file: URL, extraFields: Set<PlaceField>, concurrency: Int? = nil, maxCost: MicroDollars? = nil,
-                            offline: Bool = false,
+    /// Looks up every row of a batch file (the columns of `places match`), each asked as one `places lookup`
+    /// with the batch's options (``BatchLookupRequest/request(for:)``), at most `concurrency` in flight.
+    public func lookupBatch(_ request: BatchLookupRequest,
                             onResult: @Sendable (_ result: BatchRowResult, _ done: Int, _ total: Int) async throws -> Void)
         async throws -> BatchSummary {
-        let template = LookupRequest.asking(MatchQuery(name: ""), for: extraFields)
-        let rows = try RecordFile.read(file).records.map { record in
+        let rows = try RecordFile.read(request.file).records.map { record in
             BatchRow(id: record.id, query: MatchQuery(name: record.name, near: record.coordinate, address: record.address,
                                                       city: record.city, countryCode: record.countryCode,
-                                                      phone: record.phone, category: record.category,
-                                                      fields: template.query.fields))
+                                                      phone: record.phone, category: record.category))
         }
-        return try await pipeline.runBatch(rows, concurrency: concurrency ?? settings.batchConcurrency, maxCost: maxCost,
-                                           offline: offline, requiredFields: template.requiredFields) { result, done in
+        return try await pipeline.runBatch(rows, concurrency: request.concurrency ?? settings.batchConcurrency,
+                                           request: request.request(for:)) { result, done in
             var result = result
             if let outcome = result.outcome { result.outcome = try withTimeZone(outcome) }
             try await onResult(result, done, rows.count)
@@ -306,16 +307,49 @@ extension LookupRequest {
     /// usual fields are fetched and shown when known, but only an id, a name, a point and `extra` are worth
     /// paying for. Asked the same way, the same question has the same cache key wherever it comes from.
     public static func asking(_ query: MatchQuery, for extra: Set<PlaceField> = [], maxCost: MicroDollars? = nil,
-                              offline: Bool = false) -> LookupRequest {
+                              offline: Bool = false, payWhenAmbiguous: Bool = false) -> LookupRequest {
         var query = query
         query.fields = PlaceField.defaultSet.union(extra)
         return LookupRequest(query: query, maxCost: maxCost, offline: offline,
-                             requiredFields: Set<PlaceField>([.id, .name, .coordinate]).union(extra))
+                             requiredFields: Set<PlaceField>([.id, .name, .coordinate]).union(extra),
+                             payWhenAmbiguous: payWhenAmbiguous)
     }
 }
 
-/// A local search's places and what to tell the user about them.
-public struct LocalSearchOutcome: Sendable {
+/// `places lookup --batch FILE`: every row of the file is asked as `places lookup` asks one question with the
+/// same options, so a row and the same question typed alone share their cache entry and their policy.
+public struct BatchLookupRequest: Sendable, Hashable {
+    /// CSV with a header or JSON lines, in the columns of `places match`.
+    public var file: URL
+    /// `--fields`: worth paying for in every row, on top of an id, a name and a point.
+    public var extraFields: Set<PlaceField>
+    /// `--max-cost`: the most one row may spend, on top of the ledger's limits.
+    public var maxCostPerRow: MicroDollars?
+    /// `--offline`: the cache and the local index only.
+    public var offline: Bool
+    /// `--pay-when-ambiguous`: ask paid providers for a row even when several nearby places fit it equally.
+    public var payWhenAmbiguous: Bool
+    /// Lookups in flight at once; `nil`: `[pipeline] batch_concurrency`.
+    public var concurrency: Int?
+
+    public init(file: URL, extraFields: Set<PlaceField> = [], maxCostPerRow: MicroDollars? = nil, offline: Bool = false,
+                payWhenAmbiguous: Bool = false, concurrency: Int? = nil) {
+        self.file = file
+        self.extraFields = extraFields
+        self.maxCostPerRow = maxCostPerRow
+        self.offline = offline
+        self.payWhenAmbiguous = payWhenAmbiguous
+        self.concurrency = concurrency
+    }
+
+    /// One row's request: its question asked as a single lookup with the batch's options.
+    public func request(for query: MatchQuery) -> LookupRequest {
+        .asking(query, for: extraFields, maxCost: maxCostPerRow, offline: offline, payWhenAmbiguous: payWhenAmbiguous)
+    }
+}
+
+/// A search's places and what to tell the user about them (a local search's notes; none from a provider).
+public struct SearchOutcome: Sendable {
     public var places: [Place]
     public var notes: [LocalSearchNote]
 }

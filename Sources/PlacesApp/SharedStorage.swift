@@ -79,3 +79,19 @@ public struct SharedStateMaintenance: Sendable {
         }
     }
 }
+
+extension PlacesApplication {
+    /// What `places serve` runs in the background when the state is shared, or `nil` when it is in SQLite files
+    /// (each file's own store expires entries itself, and one process owns its reservations).
+    ///
+    /// A reservation is dangling once no live call can still settle it: a call makes at most three attempts, each
+    /// bounded by the provider's `timeout_s`, with at most 30 s of `Retry-After` between them; two minutes of
+    /// margin on top of the longest such call keeps a slow real call from ever being refunded under it.
+    public func sharedStateMaintenance(interval: Duration = .seconds(60)) throws -> SharedStateMaintenance? {
+        guard sharedDatabase != nil,
+              let cache = try cache as? PostgresLookupCache, let ledger = try ledger as? PostgresBudgetLedger else { return nil }
+        let longestTimeout = configuration.providers.values.map(\.timeout).max() ?? 10
+        return SharedStateMaintenance(cache: cache, ledger: ledger, interval: interval,
+                                      danglingAge: longestTimeout * 3 + 60 + 120)
+    }
+}

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import PlacesCore
+import PostgresStorage
 import StoreSupport
 
 /// A failure to read or write places' own files (the index, spots, cache, budget ledger), in one line that
@@ -84,5 +86,15 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         let nsError = error as NSError
         guard nsError.domain == NSPOSIXErrorDomain, let raw = Int32(exactly: nsError.code) else { return nil }
         return POSIXErrorCode(rawValue: raw)
+    }
+}
+
+extension StorageError {
+    /// Why storage failed, in one line without the word "storage", when `error` is a storage failure of
+    /// either kind: a local file (``classify(_:directory:)``) or the shared PostgreSQL database being
+    /// unreachable. The server replies `-ERR storage unavailable: ` and this.
+    public static func unavailableReason(_ error: any Error, directory: URL) -> String? {
+        if let shared = error as? StorageUnavailable { return "PostgreSQL at \(shared.endpoint): \(shared.reason)" }
+        return classify(error, directory: directory)?.description
     }
 }

@@ -3,14 +3,21 @@ import Foundation
 import LookupCache
 import PlaceIndex
 import PlacesConfig
+import PostgresStorage
 import SpotStore
 
 /// The one seam where places' stores are constructed: where each lives and how it is opened. The
 /// application opens each store through it, once, when a use case first needs it; nothing else in the
-/// program constructs a store. Another implementation of a store (PostgreSQL for shared state) plugs in here.
+/// program constructs a store, and the CLI and the server never hold one (they ask the application's
+/// use-case methods). Another implementation of a store plugs in here and nowhere else: with shared state
+/// configured (`PLACES_DATABASE_URL` or `[storage] url`, read by ``SharedStorage``), `openCache()`,
+/// `openLedger()` and `openSpots()` return the PostgreSQL stores instead of the SQLite files; the index stays local.
 struct StoreFactory: Sendable {
     let environment: PlacesEnvironment
     let settings: PipelineSettings
+    /// The shared database when `PLACES_DATABASE_URL` (or `[storage] url`) is set: then the cache, the ledger and
+    /// the spots live there, shared with every instance pointed at it; the local index stays a local file.
+    let shared: SharedDatabase?
     let clock: @Sendable () -> Date
 
     /// The local place index, built from the bundled data on first use and repaired when damaged.
@@ -20,22 +27,25 @@ struct StoreFactory: Sendable {
 
     /// The TTL lookup cache (also where provider answers are kept within their terms).
     func openCache() throws -> any LookupCacheStore {
-        try opening(in: environment.cacheDirectory) {
-            try SQLiteLookupCacheStore(path: environment.cacheDatabase,
-                                       configuration: LookupCacheConfiguration(maxBytes: settings.cache.maxBytes), clock: clock)
+        let configuration = LookupCacheConfiguration(maxBytes: settings.cache.maxBytes)
+        if let shared { return PostgresLookupCache(database: shared, configuration: configuration, clock: clock) }
+        return try opening(in: environment.cacheDirectory) {
+            try SQLiteLookupCacheStore(path: environment.cacheDatabase, configuration: configuration, clock: clock)
         }
     }
 
     /// The spend ledger every paid call reserves in.
     func openLedger() throws -> any BudgetLedger {
-        try opening(in: environment.dataDirectory) {
+        if let shared { return PostgresBudgetLedger(database: shared, policy: Self.budgetPolicy(settings), clock: clock) }
+        return try opening(in: environment.dataDirectory) {
             try SQLiteBudgetLedger(path: environment.budgetDatabase, policy: Self.budgetPolicy(settings), clock: clock)
         }
     }
 
     /// Saved spots: user data.
     func openSpots() throws -> any SpotStore {
-        try opening(in: environment.dataDirectory) { try SQLiteSpotStore(path: environment.spotsDatabase) }
+        if let shared { return PostgresSpotStore(database: shared) }
+        return try opening(in: environment.dataDirectory) { try SQLiteSpotStore(path: environment.spotsDatabase) }
     }
 
     /// A store that cannot be opened is a ``StorageError`` (read-only, full, locked …) when it is one, so

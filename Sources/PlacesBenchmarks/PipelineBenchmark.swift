@@ -72,6 +72,7 @@ enum PipelineBenchmark {
             let settled = ambiguous.filter { $0.fitting.first == $0.truth }.count
             print("\(label).ambiguous_settled_by_paying \(settled) of \(ambiguous.count) count (the costly provider's guess is the place meant)")
 
+            await bareNameRule(label, world: world, workload: workload)
             let always = try await replay("\(label).always_costly_cached", world: world, workload: workload, scorer: scorer,
                                           useCheap: false, useCache: true)
             let noCache = try await replay("\(label).cheap_first_no_cache", world: world, workload: workload, scorer: scorer,
@@ -142,6 +143,10 @@ enum PipelineBenchmark {
             let isAmbiguous = item.fitting.count > 1
             if useCheap && outcome.calls["costly", default: 0] > 0 && world.cheapKnows[item.truth] && !item.ambiguousToCheap {
                 avoidable[item.typing, default: 0] += 1
+                if let dump = ProcessInfo.processInfo.environment["PIPELINE_BENCH_AVOIDABLE"], label.hasSuffix(".pipeline"),
+                   label.hasPrefix(dump) {
+                    await explainAvoidable(item, world: world, scorer: scorer)
+                }
             }
             if isAmbiguous && outcome.calls["costly", default: 0] > 0 { paidForAmbiguous += 1 }
             if !outcome.ambiguousCandidates.isEmpty && !outcome.isAccepted { ambiguousReview += 1 }
@@ -198,6 +203,76 @@ enum PipelineBenchmark {
                   + avoidable.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
         }
         return ReplayResult(spent: spent, wrong: wrong, ambiguousReview: ambiguousReview)
+    }
+
+    /// What accepting a bare name would cost: the rule "a name typed without its kind word ("Kalmari")
+    /// is the one place the cheap source returns whose distinctive word it is ("Kalmari Grill")", judged
+    /// against the truth, by how far that place is from the user. The question carries nothing else
+    /// (no phone, no address), so distance is the only evidence such a rule could add. Printed so the
+    /// matcher's refusal (`review`, then pay) can be checked against what accepting would do.
+    private static func bareNameRule(_ label: String, world: PipelineBenchWorld, workload: [PipelineBenchLookup]) async {
+        let cheap = PipelineBenchProvider(name: "cheap", price: .zero, world: world, cheap: true)
+        let bands = [10.0, 25, 40, 60, 150]
+        var right = Array(repeating: 0, count: bands.count), wrong = right
+        for item in workload where item.typing == "without_kind_word" {
+            let typed = TextFolding.fold(item.request.query.name)
+            let candidates = ((try? await cheap.match(item.request.query)) ?? [])
+                .filter { TextFolding.fold(world.stems[world.truth(of: $0)]) == typed }
+            guard candidates.count == 1, let near = item.request.query.near else { continue }
+            let distance = GeoMath.distance(near, candidates[0].coordinate)
+            guard let band = bands.firstIndex(where: { distance <= $0 }) else { continue }
+            if world.truth(of: candidates[0]) == item.truth { right[band] += 1 } else { wrong[band] += 1 }
+        }
+        var cumulativeRight = 0, cumulativeWrong = 0
+        let text = bands.indices.map { i -> String in
+            cumulativeRight += right[i]
+            cumulativeWrong += wrong[i]
+            return "within \(Int(bands[i])) m \(cumulativeRight) right / \(cumulativeWrong) wrong"
+        }
+        print("\(label).bare_name_single_venue_rule_would_accept " + text.joined(separator: ", "))
+
+        // Typos, the same way: "when no candidate has the distinctive word as typed, the name is the one cheap
+        // candidate within 75 m whose distinctive word is one slip (a swapped, dropped, doubled or changed
+        // letter, anywhere) from the word typed, and whose kind word is the one typed" — the rule the matcher
+        // keeps narrower (first letter as typed, words of four letters or more, no changed letter in four).
+        // Judged on every lookup, not only the ones typed with a slip: a name typed right that the cheap
+        // source lacks may be one slip from a neighbour's.
+        var typoRight = 0, typoWrong = 0
+        for item in workload {
+            let asked = PipelineBenchProvider.words(item.request.query.name)
+            guard let word = TextFolding.fold(item.request.query.name).split(separator: " ").first.map({ Array($0) }),
+                  let near = item.request.query.near else { continue }
+            let kindWord = asked.count > 1 ? asked.last : nil
+            let returned = (try? await cheap.match(item.request.query)) ?? []
+            if returned.contains(where: { Array(TextFolding.fold(world.stems[world.truth(of: $0)])) == word }) { continue }
+            let candidates = returned.filter { place in
+                let i = world.truth(of: place)
+                let stem = Array(TextFolding.fold(world.stems[i]))
+                let kind = PipelineBenchWorld.kinds[world.kindOf[i]].word
+                return GeoMath.distance(near, place.coordinate) <= 75
+                    && (stem == word || PipelineBenchProvider.oneEditApart(stem, word))
+                    && (kindWord.map { Array(TextFolding.fold(kind)) == $0 } ?? kind.isEmpty)
+            }
+            guard candidates.count == 1 else { continue }
+            if world.truth(of: candidates[0]) == item.truth { typoRight += 1 } else { typoWrong += 1 }
+        }
+        print("\(label).any_slip_typo_rule_would_accept \(typoRight) right / \(typoWrong) wrong")
+    }
+
+    /// A paid call the cheap source could have spared: what it returned and how the scorer judged each
+    /// candidate (`PIPELINE_BENCH_AVOIDABLE=cheap_95` prints these to stderr for one coverage share).
+    private static func explainAvoidable(_ item: PipelineBenchLookup, world: PipelineBenchWorld, scorer: any CandidateScorer) async {
+        let cheap = PipelineBenchProvider(name: "cheap", price: .zero, world: world, cheap: true)
+        let candidates = (try? await cheap.match(item.request.query)) ?? []
+        let scores = scorer.score(item.request.query, candidates: candidates)
+        var line = "avoidable \(item.typing) asked \"\(item.request.query.name)\" for \(world.places[item.truth].name)"
+            + " (fits \(item.fitting.count)):"
+        for (place, score) in zip(candidates, scores) {
+            let d = item.request.query.near.map { Int(GeoMath.distance($0, place.coordinate)) } ?? -1
+            line += " [\(place.name) \(d) m \(score.verdict) \(String(format: "%.2f", score.score))"
+                + " \(score.reasons.filter { $0.hasPrefix("!") || $0.hasPrefix("-") }.joined(separator: "; "))]"
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// One paid call per distinct question whose place the cheap source lacks, unless the cheap source

@@ -10,6 +10,7 @@ suites["http"] = HTTPBenchmark.run
 suites["matching"] = MatchingBenchmark.run
 suites["pipeline"] = PipelineBenchmark.run
 suites["spots"] = SpotsBenchmark.run
+suites["postgres"] = PostgresBenchmark.run
 suites["local"] = LocalBenchmark.run
 suites["local-queries"] = LocalQueryEvaluation.run
 

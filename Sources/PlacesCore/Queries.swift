@@ -59,7 +59,10 @@ public struct SearchQuery: PlaceQuery {
     public var category: String?
     public var fields: Set<PlaceField>
 
-    public init(text: String, near: Coordinate? = nil, radius: Double? = nil, limit: Int = 10,
+    /// How many results a search gives unless asked for more or fewer (CLI `--limit`, server `LIMIT`).
+    public static let defaultLimit = 10
+
+    public init(text: String, near: Coordinate? = nil, radius: Double? = nil, limit: Int = defaultLimit,
                 category: String? = nil, fields: Set<PlaceField> = PlaceField.defaultSet) {
         self.text = text
         self.near = near
@@ -83,8 +86,13 @@ public struct NearbyQuery: PlaceQuery {
     public var limit: Int
     public var fields: Set<PlaceField>
 
-    public init(center: Coordinate, radius: Double = 500, category: String? = nil, brand: String? = nil,
-                limit: Int = 20, fields: Set<PlaceField> = PlaceField.defaultSet) {
+    /// Metres around the centre unless asked otherwise (CLI `--radius`, server `RADIUS`).
+    public static let defaultRadius = 500.0
+    /// How many places unless asked otherwise (CLI `--limit`, server `LIMIT`).
+    public static let defaultLimit = 20
+
+    public init(center: Coordinate, radius: Double = defaultRadius, category: String? = nil, brand: String? = nil,
+                limit: Int = defaultLimit, fields: Set<PlaceField> = PlaceField.defaultSet) {
         self.center = center
         self.radius = radius
         self.category = category
@@ -131,7 +139,10 @@ public struct SuggestQuery: PlaceQuery {
     /// Google bills an autocomplete session as one unit when the same token ends in a details call.
     public var sessionToken: String?
 
-    public init(prefix: String, near: Coordinate? = nil, limit: Int = 8, sessionToken: String? = nil) {
+    /// How many completions unless asked otherwise (CLI `--limit`, server `LIMIT`).
+    public static let defaultLimit = 8
+
+    public init(prefix: String, near: Coordinate? = nil, limit: Int = defaultLimit, sessionToken: String? = nil) {
         self.prefix = prefix
         self.near = near
         self.limit = limit

@@ -62,9 +62,11 @@ public struct BatchSummary: Sendable, Hashable, Codable {
 extension LookupPipeline {
     /// Looks up every row with at most `concurrency` lookups in flight. Re-running a batch is a
     /// resume: rows answered before are cache hits and cost nothing; rows that failed are retried.
-    /// - Parameter onResult: called once per row, in completion order, with the number of rows done so far.
-    public func runBatch(_ rows: [BatchRow], concurrency: Int = 8, maxCost: MicroDollars? = nil, offline: Bool = false,
-                         requiredFields: Set<PlaceField>? = nil,
+    /// - Parameters:
+    ///   - request: how a row's question is asked (fields, caps, offline): the caller's one lookup policy.
+    ///   - onResult: called once per row, in completion order, with the number of rows done so far.
+    public func runBatch(_ rows: [BatchRow], concurrency: Int = 8,
+                         request: @escaping @Sendable (MatchQuery) -> LookupRequest = { LookupRequest(query: $0) },
                          onResult: @Sendable (BatchRowResult, Int) async throws -> Void) async throws -> BatchSummary {
         var summary = BatchSummary()
         try await withThrowingTaskGroup(of: BatchRowResult.self) { group in
@@ -75,8 +77,7 @@ extension LookupPipeline {
                 next += 1
                 group.addTask { [self] in
                     do {
-                        let outcome = try await lookup(LookupRequest(query: row.query, maxCost: maxCost, offline: offline,
-                                                                     requiredFields: requiredFields))
+                        let outcome = try await lookup(request(row.query))
                         return BatchRowResult(row: row, outcome: outcome, failure: nil)
                     } catch {
                         return BatchRowResult(row: row, outcome: nil, failure: "\(error)")

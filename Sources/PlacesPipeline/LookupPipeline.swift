@@ -94,7 +94,11 @@ public final class LookupPipeline: Sendable {
             return hit
         }
         let flightKey = cacheKey(request) + "|max=\(request.maxCost?.value ?? -1)|offline=\(request.offline)"
-        let (outcome, leader) = try await flights.run(flightKey) { [self] in try await run(request) }
+        let (outcome, leader) = try await flights.run(flightKey) { [self] in
+            // Across processes sharing the cache, one fills the key and the others find its answer (run re-reads).
+            guard let cache else { return try await run(request) }
+            return try await cache.withFillLock(key: cacheKey(request), timeout: Self.fillLockTimeout) { try await self.run(request) }
+        }
         guard !leader else { return outcome }
         var shared = outcome
         shared.coalesced = true
@@ -102,6 +106,10 @@ public final class LookupPipeline: Sendable {
         shared.calls = [:]
         return shared
     }
+
+    /// How long a lookup may wait for another process filling the same key, plus its own run: a few provider
+    /// calls, each bounded by its timeout and retries.
+    static let fillLockTimeout: Duration = .seconds(120)
 
     /// Whether paid providers are asked for an ambiguous question: the request or the policy says so.
     func paysWhenAmbiguous(_ request: LookupRequest) -> Bool { request.payWhenAmbiguous || policy.payWhenAmbiguous }
@@ -171,6 +179,9 @@ public final class LookupPipeline: Sendable {
                 charged = answer.charge.cost
                 coveredByFreeAllowance = answer.charge.coveredByFreeAllowance
                 spent = spent + charged
+            } catch let unavailable as StorageUnavailable {
+                // The shared ledger is unreachable: no call may be made unmetered, and this is no provider's fault.
+                throw unavailable
             } catch let denied as BudgetDenied {
                 budgetNote = budgetNote ?? denied.description
                 steps.append(LookupStep(.budgetDenied, provider: provider.name, denied.denial.description, cost: quote.cost))

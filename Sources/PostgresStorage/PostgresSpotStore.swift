@@ -138,6 +138,9 @@ public final class PostgresSpotStore: SpotStore {
         let order = switch filter.sort {
         case .name, .distance: "folded_name COLLATE \"C\", id COLLATE \"C\""
         case .recent: "updated_at DESC, id COLLATE \"C\""
+        case .added: "created_at DESC, id COLLATE \"C\""
+        case .visited:
+            "(SELECT max(time) FROM visit WHERE visit.spot_id = spot.id) DESC NULLS LAST, folded_name COLLATE \"C\", id COLLATE \"C\""
         }
         var spots = try await spots(select.sql(" ORDER BY " + order))
         if filter.sort == .distance, let reference = filter.reference {

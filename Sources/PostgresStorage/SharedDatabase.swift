@@ -1,4 +1,5 @@
 import Foundation
+import PlacesCore
 import Logging
 import NIOCore
 import NIOSSL

@@ -1,22 +1,7 @@
 import Foundation
 import NIOCore
+import PlacesCore
 import PostgresNIO
-
-/// PostgreSQL could not be reached (down, restarting, refusing connections, or no connection free within the
-/// pool's timeout). The request that needed it fails with this one line; the pool keeps trying to reconnect,
-/// so a later request succeeds once the server is back. The server renders it as `-ERR storage unavailable: …`.
-public struct StorageUnavailable: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `host:port`, never the credentials.
-    public var endpoint: String
-    public var reason: String
-
-    public init(endpoint: String, reason: String) {
-        self.endpoint = endpoint
-        self.reason = reason
-    }
-
-    public var description: String { "storage unavailable: PostgreSQL at \(endpoint): \(reason)" }
-}
 
 /// PostgreSQL answered, but refused a statement (a constraint, a type, a bug): its own message, without the SQL.
 public struct PostgresStatementError: Error, Sendable, Hashable, CustomStringConvertible {

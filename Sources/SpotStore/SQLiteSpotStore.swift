@@ -197,6 +197,8 @@ public final class SQLiteSpotStore: SpotStore {
         let order = switch filter.sort {
         case .name, .distance: "folded_name, id"
         case .recent: "updated_at DESC, id"
+        case .added: "created_at DESC, id"
+        case .visited: "(SELECT max(time) FROM visit WHERE visit.spot_id = spot.id) DESC NULLS LAST, folded_name, id"
         }
         let sql = "SELECT * FROM spot \(whereClause) ORDER BY \(order)"
         let filterArguments = arguments

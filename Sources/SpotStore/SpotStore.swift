@@ -66,8 +66,7 @@ public protocol SpotStore: Sendable {
 
     func count() async throws -> Int
 
-    /// Spots that pass `filter`, in its order: name (folded, then id), most recently updated first, or
-    /// distance from ``SpotFilter/reference`` (name order without one).
+    /// Spots that pass `filter`, in its order (``SpotFilter/Sort``); ties fall back to name, then id.
     func list(_ filter: SpotFilter) async throws -> [Spot]
 
     /// Each category with its number of spots, most used first, then by name; `nil` counts spots without one.
@@ -161,7 +160,18 @@ public struct SpotPoint: Hashable, Sendable {
 
 /// What `list` shows and in which order.
 public struct SpotFilter: Sendable, Hashable {
-    public enum Sort: String, Sendable, CaseIterable { case name, recent, distance }
+    public enum Sort: String, Sendable, CaseIterable {
+        /// Folded name, then id.
+        case name
+        /// Most recently edited first.
+        case recent
+        /// Most recently saved first.
+        case added
+        /// Most recently visited first; spots never visited follow in name order.
+        case visited
+        /// Nearest to ``SpotFilter/reference`` first (name order without one).
+        case distance
+    }
 
     public var category: String?
     /// Spots must carry every one of these tags.

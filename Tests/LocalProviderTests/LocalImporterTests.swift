@@ -87,8 +87,7 @@ import Testing
         #expect(try index.search(text: "maya bar").first?.name == "Maya Bar & Grill")
     }
 
-    @Test(arguments: [TestData.geoNamesText, TestData.geoNamesGzip, TestData.geoNamesZip, TestData.geoNamesZipWithDataDescriptors,
-                      TestData.geoNamesZip64])
+    @Test(arguments: [TestData.geoNamesText, TestData.geoNamesGzip, TestData.geoNamesZip])
     func importsGeoNamesDumps(_ url: URL) throws {
         let index = try PlaceIndexStore.inMemory()
         let summary = try LocalImporter(index: index).importFile(url)

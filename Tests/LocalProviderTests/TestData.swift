@@ -1,4 +1,5 @@
 import Foundation
+import ScratchDirectory
 
 /// Real data kept in the repository (the extract the app bundles), and scratch space for fixtures.
 enum TestData {
@@ -12,10 +13,7 @@ enum TestData {
 
     /// A fresh directory that lives as long as the test process.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("places-local-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try ScratchDirectory.lastingTheProcess("places-local-tests").url
     }
 }
 
@@ -27,8 +25,4 @@ extension TestData {
     static let geoNamesGzip = fixtures.appendingPathComponent("geonames-helsinki-area.txt.gz")
     /// A readme entry first, then the dump, deflated: the shape geonames.org serves.
     static let geoNamesZip = fixtures.appendingPathComponent("geonames-helsinki-area.zip")
-    /// The same, streamed: sizes and CRC in data descriptors after each entry (Fixtures/make-zip-fixtures.py).
-    static let geoNamesZipWithDataDescriptors = fixtures.appendingPathComponent("geonames-helsinki-area-descriptor.zip")
-    /// The same, with zip64 extra fields on the dump entry (Fixtures/make-zip-fixtures.py).
-    static let geoNamesZip64 = fixtures.appendingPathComponent("geonames-helsinki-area-zip64.zip")
 }

@@ -1,12 +1,13 @@
 import Foundation
 @testable import PlacesConfig
 import PlacesCore
+import ScratchDirectory
 import Testing
 
 @Suite("config.toml")
 struct ConfigurationTests {
     func temporaryFile(_ text: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("places-config-\(UUID().uuidString).toml")
+        let url = try ScratchDirectory.lastingTheProcess("places-config").appendingPathComponent("config.toml")
         try text.write(to: url, atomically: true, encoding: .utf8)
         return url
     }

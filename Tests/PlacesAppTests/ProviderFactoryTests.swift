@@ -4,20 +4,20 @@ import Foundation
 import PlacesApp
 import PlacesConfig
 import PlacesCore
+import ScratchDirectory
 import Testing
 
 @Suite("Provider factory")
 struct ProviderFactoryTests {
     func environment(_ variables: [String: String] = [:], config: URL? = nil) -> PlacesEnvironment {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-factory-\(UUID().uuidString)")
+        let home = try! ScratchDirectory.lastingTheProcess("places-factory").url
         return PlacesEnvironment(dataDirectory: home, configDirectory: home, cacheDirectory: home,
                                  configFileOverride: config, variables: variables)
     }
 
     /// A ledger of its own, with no limits: what every provider the factory builds is metered in.
     func decorations() throws -> ProviderDecorations {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-factory-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let home = try ScratchDirectory.lastingTheProcess("places-factory").url
         return ProviderDecorations(ledger: try SQLiteBudgetLedger(path: home.appendingPathComponent("budget.sqlite")), cache: nil)
     }
 

@@ -14,6 +14,17 @@ import Testing
     static let kalmari = "[" + venue(9_001, "Kalmari Grill", "restaurant", lat: "60.17214", lon: "24.94505") + ","
         + venue(9_002, "Kalmari Pizzeria", "restaurant", lat: "60.17205", lon: "24.94495") + "]"
 
+    /// A fresh home whose Nominatim stand-in lists both Kalmari restaurants and whose Google stand-in counts calls.
+    func homeWithKalmariUpstreams() async throws -> (cli: CLIHarness, nominatim: FakeUpstream, google: FakeUpstream) {
+        let cli = try CLIHarness.fresh()
+        let nominatim = try await FakeUpstream.start { request in
+            request.path.hasPrefix("/search") ? .json(Self.kalmari) : .notFound()
+        }
+        let google = try await FakeUpstream.start(handler: FakeRoutes.google())
+        try setUp(cli, nominatim: nominatim, google: google)
+        return (cli, nominatim, google)
+    }
+
     func setUp(_ cli: CLIHarness, nominatim: FakeUpstream, google: FakeUpstream) throws {
         let config = """
             [providers.nominatim]
@@ -30,12 +41,7 @@ import Testing
     }
 
     @Test func anAmbiguousNameIsANotSureAnswerListingThePlacesWithoutAPaidCall() async throws {
-        let cli = try CLIHarness.fresh()
-        let nominatim = try await FakeUpstream.start { request in
-            request.path.hasPrefix("/search") ? .json(Self.kalmari) : .notFound()
-        }
-        let google = try await FakeUpstream.start(handler: FakeRoutes.google())
-        try setUp(cli, nominatim: nominatim, google: google)
+        let (cli, nominatim, google) = try await homeWithKalmariUpstreams()
         let environment = ["GOOGLE_PLACES_API_KEY": FakeRoutes.testKey]
         let table = try cli.run(arguments: ["lookup", "Kalmari", "--near", "60.17210,24.94500"], environment: environment)
         let json = try cli.run(arguments: ["lookup", "Kalmari", "--near", "60.17210,24.94500", "--json"], environment: environment)
@@ -59,5 +65,27 @@ import Testing
         #expect(googleCalls == 1, "\(google.requests.map(\.path))")
         let paid = try #require(try paying.json() as? [String: Any], "\(paying.stderr)")
         #expect(((paid["calls"] as? [String: Int]) ?? [:])["google"] == 1, "\(paid)")
+    }
+
+    /// A batch asks each row as `places lookup` asks it alone, `--pay-when-ambiguous` included: without the
+    /// flag the ambiguous row costs nothing, with it Google is asked once.
+    @Test func aBatchRowPaysWhenAmbiguousOnlyWithTheFlag() async throws {
+        let (cli, nominatim, google) = try await homeWithKalmariUpstreams()
+        let batch = cli.home.appendingPathComponent("batch.csv")
+        try Data("id,name,lat,lon\nk1,Kalmari,60.17210,24.94500\n".utf8).write(to: batch)
+        let environment = ["GOOGLE_PLACES_API_KEY": FakeRoutes.testKey]
+        let unpaid = try cli.run(arguments: ["lookup", "--batch", batch.path], environment: environment)
+        let callsAfterUnpaid = google.requests.filter { $0.path.contains("searchText") }.count
+        let paying = try cli.run(arguments: ["lookup", "--batch", batch.path, "--pay-when-ambiguous"], environment: environment)
+        let callsAfterPaying = google.requests.filter { $0.path.contains("searchText") }.count
+        await nominatim.shutdown()
+        await google.shutdown()
+
+        #expect(unpaid.status == 0, "\(unpaid.stderr)")
+        #expect(callsAfterUnpaid == 0, "\(google.requests.map(\.path))")
+        #expect(unpaid.stderr.contains("rows: 1") && !unpaid.stderr.contains("calls google"), "\(unpaid.stderr)")
+        #expect(paying.status == 0, "\(paying.stderr)")
+        #expect(callsAfterPaying == 1, "\(google.requests.map(\.path))")
+        #expect(paying.stderr.contains("calls google: 1"), "\(paying.stderr)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ScratchDirectory
 import Testing
 
 /// Runs the built `places` executable the way a user does, with its own `$PLACES_HOME`.
@@ -30,18 +31,18 @@ struct CLIHarness {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    let home: URL
+    /// Keeps the state directory on disk while any copy of this harness is alive; it goes with the last.
+    private let scratch: ScratchDirectory
+    var home: URL { scratch.url }
 
-    /// A fresh, empty state directory.
+    /// A fresh, empty state directory, removed when the test is done with it.
     static func fresh() throws -> CLIHarness {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        return CLIHarness(home: home)
+        CLIHarness(scratch: try ScratchDirectory("places-cli"))
     }
 
-    /// One state directory whose index is built once and shared by read-only tests.
+    /// One state directory whose index is built once and shared by read-only tests, removed at exit.
     static let shared: CLIHarness = {
-        let harness = try! fresh()
+        let harness = CLIHarness(scratch: try! ScratchDirectory.lastingTheProcess("places-cli-shared"))
         _ = try! harness.run("reverse", "60.17,24.94")
         return harness
     }()

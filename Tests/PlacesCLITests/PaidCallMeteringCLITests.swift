@@ -143,6 +143,38 @@ import Testing
         #expect(spend.spent == 2 * Self.oneSearch)
     }
 
+    /// The server words the core's typed failures by type: a call the budget refuses is `-ERR budget …`
+    /// and sends nothing; a provider that fails is `-ERR upstream …`, naming the provider, never the key.
+    @Test func theServerRepliesBudgetAndUpstreamErrorsByType() async throws {
+        guard let redisCLI = ServeCLITests.redisCLI else {
+            Issue.record("redis-cli is not installed (apt-get install redis-tools); .ci/run installs it")
+            return
+        }
+        let details = ["DETAILS", "google:\(FakeFixtures.googlePlaceID)"]
+        let refusing = try await FakeUpstream.start(handler: FakeRoutes.google())
+        let poor = try home(refusing, dailyUSD: "0.001")
+        #expect(try poor.run("reverse", "60.17,24.94").status == 0)  // the index is built before the server starts
+        let server = try RunningServer.start(poor, environment: Self.key)
+        defer { server.kill() }
+        let refused = try ServeCLITests.run(redisCLI, ["-p", String(server.port)] + details)
+        #expect(try server.stop(signal: SIGTERM) == 0)
+        await refusing.shutdown()
+        #expect(refused.hasPrefix("ERR budget denied: google not asked: google budget per day"), "\(refused)")
+        #expect(refusing.requests.isEmpty)
+
+        let failing = try await FakeUpstream.start { _ in .serverError(503) }
+        let unlucky = try home(failing)
+        #expect(try unlucky.run("reverse", "60.17,24.94").status == 0)
+        let second = try RunningServer.start(unlucky, environment: Self.key)
+        defer { second.kill() }
+        let failed = try ServeCLITests.run(redisCLI, ["-p", String(second.port)] + details)
+        #expect(try second.stop(signal: SIGTERM) == 0)
+        await failing.shutdown()
+        #expect(failed.hasPrefix("ERR upstream google"), "\(failed)")
+        #expect(!failed.contains(FakeRoutes.testKey))
+        #expect(try ledger(unlucky).spent == 0, "a failure Google does not bill is refunded")
+    }
+
     @Test func aLookupTheBudgetRefusesSendsNothingAndSaysSo() async throws {
         let fake = try await FakeUpstream.start(handler: FakeRoutes.google())
         let cli = try home(fake, dailyUSD: "0.01")

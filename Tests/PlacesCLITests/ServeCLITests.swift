@@ -73,7 +73,7 @@ struct ServeCLITests {
         defer { first.kill() }
         let second = try CLIHarness.shared.run("serve", "--port", String(first.port))
         #expect(second.status == 2)
-        #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"))
+        #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(first.port)") && second.stderr.contains("try --port"), "\(second.stderr)")
         #expect(try first.stop(signal: SIGTERM) == 0)
     }
 

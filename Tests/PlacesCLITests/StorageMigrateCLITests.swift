@@ -6,7 +6,7 @@ import Testing
 /// nothing twice, and a bad or unreachable URL is one line.
 @Suite(.enabled(if: PostgresTestCluster.isAvailable, Comment(rawValue: PostgresTestCluster.skipReason)))
 struct StorageMigrateCLITests {
-    @Test func aHomesSpotsAndVisitsMoveOnceAndASecondRunCopiesNothing() async throws {
+    @Test func aHomesSpotsAndVisitsMoveOnceAndReadBackTheSame() async throws {
         let url = try await PostgresTestCluster.freshDatabase("migrate").description
         let cli = try CLIHarness.fresh()
         #expect(try cli.run("spots", "add", "--at", "60.1700,24.9522", "--name", "Helsinki Cathedral", "--no-address", "--tag", "sights").status == 0)
@@ -21,6 +21,14 @@ struct StorageMigrateCLITests {
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdoutText.contains("spots: 0 copied, 2 already there"), "\(second.stdoutText)")
         #expect(second.stdoutText.contains("visits: 0 copied, 1 already there"), "\(second.stdoutText)")
+
+        // Another home pointed at the database lists the same spots and visits, byte for byte.
+        let shared = try CLIHarness.fresh()
+        for command in [["spots", "list", "--json"], ["spots", "visits", "--json"]] {
+            let moved = try shared.run(arguments: command, environment: ["PLACES_DATABASE_URL": url])
+            #expect(moved.status == 0, "\(moved.stderr)")
+            #expect(moved.stdout == (try cli.run(arguments: command)).stdout, "\(command)")
+        }
     }
 
     @Test func aURLThatIsNotPostgresIsOneLine() throws {

@@ -7,6 +7,7 @@ import PlacesCore
 import PlacesMatching
 import PlacesPipeline
 import ProviderHTTP
+import ScratchDirectory
 import Testing
 import YelpProvider
 
@@ -40,7 +41,7 @@ struct HTTPProvidersPipelineTests {
                     budget: BudgetPolicy = BudgetPolicy()) async throws -> Rig {
         let yelpFake = try await FakeUpstream.start(handler: yelp)
         let googleFake = try await FakeUpstream.start(handler: FakeRoutes.google())
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-http-pipeline-\(UUID().uuidString)")
+        let directory = try ScratchDirectory.lastingTheProcess("places-http-pipeline").url
         let ledger = try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget)
         let providers: [any PlaceProvider] = [
             GoogleProvider(client: client("google", googleFake, errorReader: GoogleProvider.errorReader)),

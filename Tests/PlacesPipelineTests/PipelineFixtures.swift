@@ -4,6 +4,7 @@ import LookupCache
 import PlacesCore
 import PlacesMatching
 import PlacesPipeline
+import ScratchDirectory
 
 /// An in-process provider that answers from a fixed list, counts its calls and can be told to fail.
 final class CountingProvider: PlaceProvider, @unchecked Sendable {
@@ -96,7 +97,7 @@ struct PipelineRig {
         self.costly = CountingProvider(name: "google", pricePerCall: .perThousand(dollars: 35),
                                        cacheTerms: CacheTerms(ids: nil, coordinates: 30 * 86_400, content: 3 * 86_400),
                                        places: costly)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-pipeline-\(UUID().uuidString)")
+        let directory = try ScratchDirectory.lastingTheProcess("places-pipeline").url
         let clock = self.clock
         cache = try SQLiteLookupCacheStore(path: cachePath ?? directory.appendingPathComponent("cache.sqlite"), clock: { clock.now })
         ledger = try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget, clock: { clock.now })

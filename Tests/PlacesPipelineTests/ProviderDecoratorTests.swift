@@ -3,6 +3,7 @@ import Foundation
 import LookupCache
 import PlacesCore
 import PlacesPipeline
+import ScratchDirectory
 import Testing
 
 /// A provider that answers searches with one place, counts its calls and can be told to fail.
@@ -42,7 +43,7 @@ final class SearchingProvider: PlaceProvider, @unchecked Sendable {
 /// cache that follows the provider's terms.
 @Suite struct ProviderDecoratorTests {
     let clock = PipelineClock()
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-decorators-\(UUID().uuidString)")
+    let directory = try! ScratchDirectory.lastingTheProcess("places-decorators").url
     let query = SearchQuery(text: "Maya Bar & Grill", near: maya)
     static let price = MicroDollars.perThousand(dollars: 32)
 

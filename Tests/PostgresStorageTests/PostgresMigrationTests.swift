@@ -1,4 +1,5 @@
 import Foundation
+import PlacesCore
 @testable import PostgresStorage
 import PostgresTestCluster
 import Testing

@@ -4,6 +4,7 @@ import LookupCache
 import PlacesCore
 import PostgresStorage
 import PostgresTestCluster
+import ScratchDirectory
 import SpotStore
 import Testing
 
@@ -18,8 +19,7 @@ import Testing
     /// A home with two spots (one attached to a place), two visits, three charges (two settled, one refunded),
     /// a limit and one cache entry, written through the SQLite stores as the CLI writes them.
     func makeHome() async throws -> SQLiteImport.Files {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-migrate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let home = try ScratchDirectory.lastingTheProcess("places-migrate").url
         let files = SQLiteImport.Files(cache: home.appendingPathComponent("cache.sqlite"),
                                        ledger: home.appendingPathComponent("budget.sqlite"),
                                        spots: home.appendingPathComponent("spots.sqlite"))

@@ -36,9 +36,6 @@ public enum PostgresTestCluster {
         eval "$(bash Tests/PostgresTestCluster/cluster.sh start)"
         """
 
-    /// The directory `cluster.sh` made, for the tests that stop and restart the server.
-    public static var clusterDirectory: String? { ProcessInfo.processInfo.environment["PLACES_TEST_CLUSTER_DIR"] }
-
     /// A new, empty database on the cluster, so each test starts from nothing and tests run in parallel.
     /// - Throws: ``ClusterMissing`` in CI without a URL, or whatever connecting to the cluster throws.
     public static func freshDatabase(_ label: String = "t") async throws -> PostgresURL {
@@ -63,18 +60,69 @@ public enum PostgresTestCluster {
         let url = try await freshDatabase()
         return { try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 4, timeout: .seconds(300))) }
     }
+}
 
-    /// Runs `cluster.sh pause|resume` on the test cluster: stops the server keeping its data, or starts it again on the
-    /// same port.
-    public static func control(_ verb: String) throws {
-        guard let directory = clusterDirectory else { throw ClusterMissing() }
+/// A cluster of one test's own (`cluster.sh start` on a free port, in a directory of its own), for a test that
+/// stops and restarts PostgreSQL: pausing the shared cluster would fail every other test running at the same time.
+/// ``stop()`` removes its data directory.
+///
+/// `cluster.sh`'s output goes to a file, never a pipe: a process spawned meanwhile (another test's server, the
+/// postmaster itself) may inherit a pipe's write end and keep it open, so reading a pipe to its end could wait for
+/// ever. Each verb is waited for by its exit status, and `pg_ctl -w` inside the script waits for the server.
+public final class PrivateCluster: Sendable {
+    /// `postgres://places@127.0.0.1:PORT/postgres`.
+    public let url: String
+    /// The cluster's directory (data, log, port), removed by ``stop()``.
+    public let directory: String
+
+    private init(url: String, directory: String) {
+        self.url = url
+        self.directory = directory
+    }
+
+    /// Starts a new cluster (initdb, then the server: a few seconds, longer on a loaded machine).
+    public static func start() throws -> PrivateCluster {
+        let output = try run("start")
+        func value(_ name: String) -> String? {
+            output.split(separator: "\n").first { $0.hasPrefix("export \(name)=") }
+                .map { String($0.dropFirst("export \(name)=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+        }
+        guard let url = value(PostgresTestCluster.environmentVariable), let directory = value("PLACES_TEST_CLUSTER_DIR") else {
+            throw ClusterControlFailed(verb: "start (no URL in its output: \(output))", status: 0)
+        }
+        return PrivateCluster(url: url, directory: directory)
+    }
+
+    /// Stops the server (`pg_ctl -m fast -w stop`: open transactions roll back), keeping its data.
+    public func pause() throws { _ = try Self.run("pause", directory) }
+    /// Starts it again on the same port and returns once it accepts connections.
+    public func resume() throws { _ = try Self.run("resume", directory) }
+    /// Stops it and removes its directory.
+    public func stop() { _ = try? Self.run("stop", directory) }
+
+    /// Runs `cluster.sh arguments…`, waits for it to exit, and returns what it printed on stdout.
+    private static func run(_ arguments: String...) throws -> String {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("cluster.sh").path
+        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("places-cluster-\(UUID().uuidString).out")
+        guard FileManager.default.createFile(atPath: outputURL.path, contents: nil) else {
+            throw ClusterControlFailed(verb: "\(arguments[0]) (cannot create \(outputURL.path))", status: 0)
+        }
+        defer { try? FileManager.default.removeItem(at: outputURL) }
+        let output = try FileHandle(forWritingTo: outputURL)
+        defer { try? output.close() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, verb, directory]
+        process.arguments = [script] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ClusterControlFailed(verb: verb, status: process.terminationStatus) }
+        let printed = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        guard process.terminationStatus == 0 else {
+            throw ClusterControlFailed(verb: "\(arguments[0]): \(printed.suffix(2_000))", status: process.terminationStatus)
+        }
+        return printed
     }
 }
 

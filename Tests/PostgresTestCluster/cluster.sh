@@ -13,6 +13,22 @@
 # a system user `places-pg` created here when that is missing.
 set -euo pipefail
 
+# Closes every descriptor this script inherited beyond stdin, stdout and stderr, before anything can pass one on to
+# the postmaster, which outlives the script. Foundation's Process on Linux learns that its child exited when the
+# child's end of a socket it hands down is closed: a postmaster holding that socket would make a Swift test's
+# waitUntilExit() wait as long as the server runs. A pipe the caller reads to its end would hang the same way.
+# (255 is the script itself, which bash keeps close-on-exec.)
+close_inherited_descriptors() {
+    local self=$BASHPID fd
+    for fd in $(ls "/proc/$self/fd" 2>/dev/null); do
+        case $fd in
+            0 | 1 | 2 | 255) ;;
+            *) eval "exec $fd>&-" 2>/dev/null || true ;;
+        esac
+    done
+}
+close_inherited_descriptors
+
 find_bin() {
     local candidate
     for candidate in "${PG_BIN:-}" /usr/lib/postgresql/15/bin /usr/local/bin "$(pg_config --bindir 2>/dev/null || true)"; do

@@ -1,4 +1,5 @@
 import Foundation
+import ScratchDirectory
 
 /// A clock tests move by hand, so expiry and day/month windows are checked without sleeping.
 public final class ManualClock: @unchecked Sendable {
@@ -10,9 +11,9 @@ public final class ManualClock: @unchecked Sendable {
     public func set(_ date: Date) { lock.withLock { current = date } }
 }
 
-/// A database path in a fresh temporary folder of its own, so tests running in parallel never share a file.
+/// A database path in a fresh temporary folder of its own, so tests running in parallel never share a file;
+/// the folder is removed when the test process exits.
 public func temporaryDatabase(_ name: String) -> URL {
-    FileManager.default.temporaryDirectory
-        .appendingPathComponent("places-store-tests-\(UUID().uuidString)", isDirectory: true)
-        .appendingPathComponent(name)
+    // Creating a directory in the temporary directory fails only when the disk does; no test can go on then.
+    try! ScratchDirectory.lastingTheProcess("places-store-tests").appendingPathComponent(name)
 }

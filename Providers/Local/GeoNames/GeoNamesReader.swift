@@ -1,6 +1,5 @@
 import Foundation
 import PlacesCore
-import ZIPFoundation
 
 /// One row of the official GeoNames dump (19 tab-separated columns, UTF-8).
 public struct GeoNamesRecord: Sendable, Hashable {
@@ -25,7 +24,9 @@ public struct GeoNamesRecord: Sendable, Hashable {
         var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
         var names: [String] = []
         for candidate in [Substring(asciiName)] + alternateNames.split(separator: ",") {
-            let trimmed = candidate.trimmedOfSpaces
+            // Trimmed by hand: Foundation's trimming bridged every name through NSString.
+            let start = candidate.drop(while: \.isWhitespace)
+            let trimmed = String(start[..<(start.lastIndex { !$0.isWhitespace }.map(start.index(after:)) ?? start.startIndex)])
             guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy(Self.isLatinOrPunctuation) else { continue }
             if trimmed.dropFirst(4).isEmpty, trimmed == trimmed.uppercased() { continue }
             let words = SearchText.words(trimmed).joined(separator: " ")
@@ -50,7 +51,8 @@ public struct GeoNamesRecord: Sendable, Hashable {
 }
 
 /// Reads GeoNames dumps as published: plain `.txt`, gzip'd `.txt.gz`, or the `.zip` geonames.org
-/// serves (its first `.txt` entry that is not a readme, stored or deflated, read with ZIPFoundation).
+/// serves (its first `.txt` entry, stored or deflated). No external tools: the zip's local file
+/// header is parsed here and its raw deflate stream inflated with zlib.
 ///
 /// A line that is not GeoNames-shaped throws an ``InputError`` naming the file and line.
 public struct GeoNamesReader: Sendable {
@@ -97,7 +99,7 @@ public struct GeoNamesReader: Sendable {
                 }
                 progress?(bytes.count, bytes.count)
             case .zip:
-                try Self.forEachZipEntryByte(in: url, fileName: fileName, progress: progress) { chunk in
+                try Self.forEachZipEntryByte(in: bytes, fileName: fileName, progress: progress) { chunk in
                     try lines.feed(chunk, handle)
                 }
             }
@@ -140,42 +142,52 @@ public struct GeoNamesReader: Sendable {
             population: Int64(populationText) ?? 0, timeZone: text(17), alternateNames: text(3))
     }
 
-    /// Streams the bytes of the dump inside a zip: the first `.txt` entry that is not a readme. The archive
-    /// is read by ZIPFoundation from its central directory, so entries whose sizes trail their data (data
-    /// descriptors) and zip64 archives (allCountries-sized dumps) read like any other.
+    /// Streams the bytes of the dump inside a zip: the first `.txt` entry that is not a readme.
     private static func forEachZipEntryByte(
-        in url: URL, fileName: String, progress: ((Int, Int) -> Void)?,
+        in bytes: UnsafeRawBufferPointer, fileName: String, progress: ((Int, Int) -> Void)?,
         _ sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let archive: Archive
-        do {
-            archive = try Archive(url: url, accessMode: .read)
-        } catch {
-            throw InputError("\(fileName): not a readable zip archive (\(error))")
-        }
-        let isDump = { (entry: Entry) in
-            let name = entry.path.lowercased()
-            return entry.type == .file && name.hasSuffix(".txt") && !(name.split(separator: "/").last ?? "").hasPrefix("readme")
-        }
-        guard let entry = archive.first(where: isDump) else {
-            throw InputError("\(fileName): no GeoNames .txt file inside this zip")
-        }
-        let total = Int(clamping: entry.uncompressedSize)
-        var produced = 0, lastReport = 0
-        do {
-            _ = try archive.extract(entry, bufferSize: 1 << 20) { chunk in
-                try chunk.withUnsafeBytes { try sink($0) }
-                produced += chunk.count
-                if produced - lastReport >= 1 << 20 { lastReport = produced; progress?(produced, total) }
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        var offset = 0
+        while offset + 30 <= bytes.count, u32(offset) == 0x0403_4B50 {
+            let flags = u16(offset + 6), method = u16(offset + 8)
+            let compressedSize = u32(offset + 18)
+            let nameLength = u16(offset + 26), extraLength = u16(offset + 28)
+            let dataStart = offset + 30 + nameLength + extraLength
+            guard dataStart <= bytes.count else { throw InputError("\(fileName): truncated zip entry header at offset \(offset)") }
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 30)..<(offset + 30 + nameLength)]), as: UTF8.self)
+            let sizeKnown = flags & 0x08 == 0 || compressedSize > 0
+            let isDump = name.lowercased().hasSuffix(".txt") && !name.lowercased().hasPrefix("readme") && !name.hasSuffix("/")
+            if isDump {
+                let end = sizeKnown ? dataStart + compressedSize : bytes.count
+                guard end <= bytes.count else { throw InputError("\(fileName): zip entry \(name) is truncated") }
+                let entry = UnsafeRawBufferPointer(rebasing: bytes[dataStart..<end])
+                switch method {
+                case 0:
+                    try sink(entry)
+                case 8:
+                    var lastReport = 0
+                    do {
+                        try Inflater.run(entry, framing: .rawDeflate, stopAtStreamEnd: true) { chunk, consumed in
+                            try sink(chunk)
+                            if consumed - lastReport >= 1 << 20 { lastReport = consumed; progress?(dataStart + consumed, bytes.count) }
+                        }
+                    } catch let failure as Inflater.Failure {
+                        throw InputError("\(fileName): zip entry \(name): \(failure)")
+                    }
+                default:
+                    throw InputError("\(fileName): zip entry \(name) uses compression method \(method); only stored and deflate are supported")
+                }
+                progress?(bytes.count, bytes.count)
+                return
             }
-        } catch let error as InputError {
-            throw error
-        } catch Archive.ArchiveError.invalidCompressionMethod {
-            throw InputError("\(fileName): zip entry \(entry.path) is compressed with a method other than deflate; unzip it first")
-        } catch {
-            throw InputError("\(fileName): zip entry \(entry.path) is damaged (\(error))")
+            guard sizeKnown else {
+                throw InputError("\(fileName): cannot skip zip entry \(name) (its size is only in a trailing descriptor); unzip the file first")
+            }
+            offset = dataStart + compressedSize
         }
-        progress?(total, total)
+        throw InputError("\(fileName): no GeoNames .txt file inside this zip")
     }
 }
 

@@ -7,7 +7,9 @@ import SpotStore
 /// Saved spots as the CLI and the server use them: the store plus the rules that need the rest of the
 /// app (duplicate detection with the place matcher, backups before a replacing import, visit logging).
 public struct SpotsService: Sendable {
-    public let store: any SpotStore
+    /// Internal to the core: the CLI and the server ask the use-case methods below, so a rule added to a
+    /// use case holds for both and the store behind it (SQLite or PostgreSQL) can change without them.
+    let store: any SpotStore
     /// Where `import --replace` writes its backup before it deletes anything.
     public let backupDirectory: URL
     public let matcher: PlaceMatcher
@@ -21,6 +23,63 @@ public struct SpotsService: Sendable {
     /// The saved spots of the application opened under `environment` (``PlacesApplication/spots``).
     public static func open(_ environment: PlacesEnvironment) throws -> SpotsService {
         try PlacesApplication.open(environment).spots
+    }
+
+    /// `spots near` and SPOT.NEAR look this far unless asked otherwise: 805 m is half a mile, a short walk.
+    public static let defaultNearRadius = 805.0
+    /// `spots nearest` and SPOT.NEAREST give this many spots unless asked otherwise.
+    public static let defaultNearestLimit = 20
+
+    // MARK: Reading, editing and removing
+
+    /// The saved spot `reference` names: its id, or the first 4+ characters of it.
+    /// - Throws: ``UnknownSpot`` when no saved spot answers to it.
+    public func spot(_ reference: String) async throws -> Spot {
+        try await store.resolve(reference)
+    }
+
+    /// Saved spots that pass `filter`, in its order.
+    public func list(_ filter: SpotFilter = SpotFilter()) async throws -> [Spot] {
+        try await store.list(filter)
+    }
+
+    /// Saved spots within `radius` metres of `center`, nearest first.
+    public func near(_ center: Coordinate, radius: Double) async throws -> [SpotDistance] {
+        try await store.near(center, radius: radius)
+    }
+
+    /// The `limit` saved spots nearest to `center`, however far.
+    public func nearest(_ center: Coordinate, limit: Int) async throws -> [SpotDistance] {
+        try await store.nearest(center, limit: limit)
+    }
+
+    /// Every saved spot, in name order.
+    public func allSpots() async throws -> [Spot] {
+        try await store.allSpots()
+    }
+
+    /// Every saved spot's id, name and point: what the proximity watch compares positions with.
+    public func allPoints() async throws -> [SpotPoint] {
+        try await store.allPoints()
+    }
+
+    /// How many saved spots each category has.
+    public func categories() async throws -> [(category: String?, count: Int)] {
+        try await store.categories()
+    }
+
+    /// Changes the spot `reference` names in one transaction, stamping its update time.
+    /// - Throws: ``UnknownSpot`` when no saved spot answers to it; nothing is saved when `change` throws.
+    @discardableResult
+    public func update(_ reference: String, now: Date = Date(), _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot {
+        try await store.update(reference, now: now, change)
+    }
+
+    /// Deletes the spot `reference` names; its visits stay, detached, because they still happened.
+    /// - Throws: ``UnknownSpot`` when no saved spot answers to it.
+    @discardableResult
+    public func remove(_ reference: String) async throws -> Spot {
+        try await store.remove(reference)
     }
 
     // MARK: Adding

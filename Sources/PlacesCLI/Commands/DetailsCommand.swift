@@ -134,7 +134,7 @@ struct SuggestCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: ArgumentHelp("At most this many suggestions.", valueName: "N"),
             transform: ResultLimit.argument)
-    var limit: Int = 8
+    var limit: Int = SuggestQuery.defaultLimit
 
     @Option(help: ArgumentHelp(
         "Ask this provider instead of the local index (see `places providers`); the call is metered and cached.",

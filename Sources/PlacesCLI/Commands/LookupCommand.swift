@@ -93,14 +93,16 @@ struct LookupCommand: AsyncParsableCommand {
             let requested = fields
             let app = try state.openApp()
             if let batch {
-                try await runBatch(app, file: URL(fileURLWithPath: batch), extraFields: requested ?? [], maxCost: maxCost)
+                try await runBatch(app, BatchLookupRequest(file: URL(fileURLWithPath: batch), extraFields: requested ?? [],
+                                                           maxCostPerRow: maxCost, offline: offline,
+                                                           payWhenAmbiguous: payWhenAmbiguous, concurrency: concurrency))
                 return
             }
             let name = name ?? ""
             // Show the usual fields when known, but pay only for the ones asked for.
-            var request = LookupRequest.asking(MatchQuery(name: name, near: near, address: address, phone: phone),
-                                               for: requested ?? [], maxCost: maxCost, offline: offline)
-            request.payWhenAmbiguous = payWhenAmbiguous
+            let request = LookupRequest.asking(MatchQuery(name: name, near: near, address: address, phone: phone),
+                                               for: requested ?? [], maxCost: maxCost, offline: offline,
+                                               payWhenAmbiguous: payWhenAmbiguous)
             let outcome = try await app.lookup(request)
             if explain {
                 printError("lookup \"\(name)\"" + (near.map { " near \($0)" } ?? ""))
@@ -134,11 +136,10 @@ struct LookupCommand: AsyncParsableCommand {
         }
     }
 
-    private func runBatch(_ app: PlacesApplication, file: URL, extraFields: Set<PlaceField>, maxCost: MicroDollars?) async throws {
+    private func runBatch(_ app: PlacesApplication, _ request: BatchLookupRequest) async throws {
         let sink = try BatchSink(path: output)
         let progress = isTerminal(.standardError) ? ProgressBar(label: "lookup") : nil
-        let summary = try await app.lookupBatch(file, extraFields: extraFields, concurrency: concurrency, maxCost: maxCost,
-                                                offline: offline) { result, done, total in
+        let summary = try await app.lookupBatch(request) { result, done, total in
             try sink.write(PlacesJSON.batchLine(result))
             progress?.update(done: Int64(done), total: Int64(total))
         }

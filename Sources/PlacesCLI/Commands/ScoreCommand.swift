@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PlacesApp
 import PlacesCore
 import PlacesMatching
 
@@ -48,40 +49,32 @@ struct ScoreCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    func validate() throws {
+        if let fuzziness, !(0...1).contains(fuzziness) {
+            throw ValidationError("invalid --fuzziness \(fuzziness): expected a number from 0 to 1")
+        }
+        if fuzziness != nil && algorithm != .stringscore {
+            throw ValidationError("--fuzziness applies only to --algorithm stringscore")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors {
-            if let fuzziness, !(0...1).contains(fuzziness) {
-                throw InputError("invalid --fuzziness \(fuzziness): expected a number from 0 to 1")
-            }
             switch algorithm {
             case .stringscore:
                 let value = StringScore.score(a, b, fuzziness: fuzziness)
                 // "\(Double)" is the shortest exact form, the same digits JavaScript prints.
                 Swift.print(json ? #"{"algorithm":"stringscore","score":\#(value)}"# : "\(value)")
             case .place:
-                if fuzziness != nil { throw InputError("--fuzziness applies only to --algorithm stringscore") }
-                let matcher = PlaceMatcher(thresholds: MatchThresholds(defaultRegion: region?.uppercased()))
-                let result = matcher.compare(try record(a, id: "a"), try record(b, id: "b"))
+                let result = try PlacesApplication.score(ScoreRequest(first: a, second: b, region: region))
                 if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = isTerminal(.standardOutput) ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
-                    printData(try encoder.encode(result))
+                    printData(try PlacesJSON.score(result, pretty: isTerminal(.standardOutput)))
                 } else {
                     Swift.print("score    \(result.score)")
                     Swift.print("verdict  \(result.verdict.rawValue)")
                     for reason in result.reasons { Swift.print("  \(reason)") }
                 }
             }
-        }
-    }
-
-    private func record(_ text: String, id: String) throws(InputError) -> MatchRecord {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.hasPrefix("{") else { return MatchRecord(id: id, name: text) }
-        do {
-            return try RecordFile.record(json: trimmed, defaultID: id)
-        } catch {
-            throw InputError("argument \(id.uppercased()): \(error.message)")
         }
     }
 }

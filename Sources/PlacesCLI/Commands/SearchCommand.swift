@@ -36,7 +36,7 @@ struct SearchCommand: AsyncParsableCommand {
     var radius: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("At most this many results.", valueName: "N"), transform: ResultLimit.argument)
-    var limit: Int = 10
+    var limit: Int = SearchQuery.defaultLimit
 
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
     var category: String?
@@ -59,12 +59,7 @@ struct SearchCommand: AsyncParsableCommand {
             let app = try state.openApp()
             let query = SearchQuery(
                 text: query, near: near, radius: radius, limit: openFilter.fetchLimit(limit), category: category?.lowercased())
-            let providerName = provider?.lowercased()
-            if let providerName, providerName != "local" {
-                try output.print(try openFilter.apply(try await app.search(query, provider: providerName), limit: limit), reference: near)
-                return
-            }
-            let outcome = try app.searchLocally(query)
+            let outcome = try await app.search(query, provider: provider?.lowercased())
             for note in outcome.notes { printError("places: \(Self.text(note))") }
             let places = try openFilter.apply(outcome.places, limit: limit)
             if places.isEmpty, !outcome.notes.isEmpty, !output.json, !output.geojson { return }
@@ -105,7 +100,7 @@ struct NearbyCommand: AsyncParsableCommand {
     var at: Coordinate
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Search radius in metres.", valueName: "M"), transform: Metres.argument)
-    var radius: Double = 500
+    var radius: Double = NearbyQuery.defaultRadius
 
     @Option(help: ArgumentHelp("Only this normalised category (cafe, restaurant, bar, shop, …).", valueName: "C"))
     var category: String?
@@ -114,7 +109,7 @@ struct NearbyCommand: AsyncParsableCommand {
     var brand: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("At most this many results.", valueName: "N"), transform: ResultLimit.argument)
-    var limit: Int = 20
+    var limit: Int = NearbyQuery.defaultLimit
 
     @Option(help: ArgumentHelp(
         "Ask this provider instead of the local index (see `places providers`); the call is metered and cached.",

@@ -135,10 +135,16 @@ struct ServeCommand: AsyncParsableCommand {
             let server = PlacesServer(configuration: configuration, commands: .places(application), logger: logger,
                                       memo: ReplyMemo(timeToLive: .seconds(memoTimeToLive)))
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            // Shared state: the periodic purge and the refund of dangling reservations, until the server stops.
+            let maintenance = try app.sharedStateMaintenance().map { upkeep in
+                Task { await upkeep.run { logger.notice("\($0)") } }
+            }
+            defer { maintenance?.cancel() }
             do {
                 try await group.run()
             } catch let error as ServerStartError {
-                throw InputError(error.description)
+                throw InputError("cannot listen on \(error.host):\(error.port): \(error.reason) "
+                                 + "(is another server using the port? try --port, or check --host)")
             }
         }
     }

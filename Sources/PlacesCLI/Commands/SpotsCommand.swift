@@ -242,7 +242,7 @@ struct SpotsListCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(
         "name, recent (last edited first), added (newest first), visited (last visited first) or distance (needs --at).",
         valueName: "ORDER"))
-    var sort: String = "name"
+    var sort: SpotFilter.Sort = .name
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Reference point for distances.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var at: Coordinate?
@@ -255,31 +255,18 @@ struct SpotsListCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
+    func validate() throws {
+        if sort == .distance && at == nil { throw ValidationError("--sort distance needs --at LAT,LON") }
+        if let groupBy, groupBy != "category" { throw ValidationError("invalid --group-by '\(groupBy)': only 'category' is supported") }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let orders = ["name", "recent", "added", "visited", "distance"]
-            guard orders.contains(sort) else { throw InputError("invalid --sort '\(sort)': expected \(orders.joined(separator: ", "))") }
-            let order = SpotFilter.Sort(rawValue: sort) ?? .name
             let reference = at
-            if order == .distance && reference == nil { throw InputError("--sort distance needs --at LAT,LON") }
-            if let groupBy, groupBy != "category" { throw InputError("invalid --group-by '\(groupBy)': only 'category' is supported") }
             let ratingFilter: SpotRating?? = try rating.map { try SpotRating.parse($0) }
             let category = category.map { PlaceCategory.normalize($0) ?? $0 }
-            let store = try state.openSpots().store
-            var spots = try await store.list(SpotFilter(category: category, tags: tags, rating: ratingFilter, sort: order, reference: reference))
-            if sort == "added" {
-                spots.sort { ($0.createdAt, $1.id.storeKey) > ($1.createdAt, $0.id.storeKey) }
-            } else if sort == "visited" {
-                // Last visit per spot; spots never visited keep name order after the visited ones.
-                var lastVisit: [UUID: Date] = [:]
-                for visit in try await store.visits() {
-                    if let id = visit.spotID { lastVisit[id] = max(lastVisit[id] ?? .distantPast, visit.time) }
-                }
-                spots = spots.enumerated().sorted { a, b in
-                    let (x, y) = (lastVisit[a.element.id] ?? .distantPast, lastVisit[b.element.id] ?? .distantPast)
-                    return x != y ? x > y : a.offset < b.offset
-                }.map(\.element)
-            }
+            let spots = try await state.openSpots().list(
+                SpotFilter(category: category, tags: tags, rating: ratingFilter, sort: sort, reference: reference))
             if groupBy != nil {
                 var groups: [String: [Spot]] = [:]
                 for spot in spots { groups[spot.category ?? "uncategorized", default: []].append(spot) }
@@ -319,7 +306,7 @@ struct SpotsShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            try SpotOutput.printSpot(try await state.openSpots().store.resolve(id), json: json)
+            try SpotOutput.printSpot(try await state.openSpots().spot(id), json: json)
         }
     }
 }
@@ -354,7 +341,7 @@ struct SpotsEditCommand: AsyncParsableCommand {
             let newRating = try rating.map { try SpotRating.parse($0) }
             let point = at
             let (name, category, note, addTag, removeTag) = (name, category, note, addTag, removeTag)
-            let spot = try await state.openSpots().store.update(id) { spot in
+            let spot = try await state.openSpots().update(id) { spot in
                 if let name { spot.name = name }
                 if let category { spot.category = category.isEmpty ? nil : PlaceCategory.normalize(category) ?? category }
                 if let note { spot.notes = note.isEmpty ? nil : note }
@@ -389,7 +376,7 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let spots = try state.openSpots()
-            let spot = try await spots.store.resolve(id)
+            let spot = try await spots.spot(id)
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
                     throw InputError("refusing to delete '\(spot.name)' without confirmation: stdin is not a terminal; add --yes")
@@ -401,7 +388,7 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
                     return
                 }
             }
-            try await spots.store.remove(spot.id.storeKey)
+            try await spots.remove(spot.id.storeKey)
             print(TerminalText.safe("deleted \(SpotOutput.shortID(spot))  \(spot.name)"))
         }
     }
@@ -419,7 +406,7 @@ struct SpotsCategoriesCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let counts = try await state.openSpots().store.categories()
+            let counts = try await state.openSpots().categories()
             if json {
                 struct Entry: Encodable { let category: String?; let count: Int
                     func encode(to encoder: any Encoder) throws {
@@ -436,3 +423,6 @@ struct SpotsCategoriesCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `--sort` takes the store's orders by name; a wrong one is refused with the valid ones listed.
+extension SpotFilter.Sort: ExpressibleByArgument {}

@@ -19,7 +19,7 @@ struct SpotsNearCommand: AsyncParsableCommand {
     var at: Coordinate
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Radius in metres.", valueName: "M"), transform: Metres.argument)
-    var radius: Double = 805
+    var radius: Double = SpotsService.defaultNearRadius
 
     @Flag(help: "Print a JSON array with distance_m and bearing.")
     var json = false
@@ -29,7 +29,7 @@ struct SpotsNearCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let point = at
-            SpotHitsOutput.print(try await state.openSpots().store.near(point, radius: radius), reference: point, json: json)
+            SpotHitsOutput.print(try await state.openSpots().near(point, radius: radius), reference: point, json: json)
         }
     }
 }
@@ -43,7 +43,7 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     var at: Coordinate
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How many spots.", valueName: "N"), transform: ResultLimit.argument)
-    var limit: Int = 20
+    var limit: Int = SpotsService.defaultNearestLimit
 
     @Flag(help: "Print a JSON array with distance_m and bearing.")
     var json = false
@@ -53,7 +53,7 @@ struct SpotsNearestCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let point = at
-            SpotHitsOutput.print(try await state.openSpots().store.nearest(point, limit: limit), reference: point, json: json)
+            SpotHitsOutput.print(try await state.openSpots().nearest(point, limit: limit), reference: point, json: json)
         }
     }
 }
@@ -107,7 +107,7 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
             let cap = maxCost
             let app = try state.openApp()
             let spots = try app.spots
-            let targets = all ? try await spots.store.allSpots() : [try await spots.store.resolve(id ?? "")]
+            let targets = all ? try await spots.allSpots() : [try await spots.spot(id ?? "")]
             let results = await spots.refresh(targets, app: app, maxCost: cap)
             if json {
                 struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String?; let costUsd: String }

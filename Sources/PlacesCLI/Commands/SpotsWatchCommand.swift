@@ -87,7 +87,7 @@ struct SpotsWatchCommand: AsyncParsableCommand {
             if !noSpots {
                 let ratingFilter: SpotRating?? = try rating.map { try SpotRating.parse($0) }
                 let filter = SpotFilter(category: category.map { PlaceCategory.normalize($0) ?? $0 }, tags: tags, rating: ratingFilter)
-                points = try await app.spots.store.list(filter).map(SpotPoint.init)
+                points = try await app.spots.list(filter).map(SpotPoint.init)
                 if points.isEmpty && brands.isEmpty && placeCategories.isEmpty {
                     printError("places: no saved spots to watch; add some with `places spots add`")
                 }

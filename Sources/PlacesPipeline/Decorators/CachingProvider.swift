@@ -57,16 +57,25 @@ public struct CachingProvider: ProviderDecorator {
 
     /// A fresh stored answer, or the provider's, stored for ``timeToLive`` when the terms allow keeping it.
     /// An empty answer is stored too: "nothing there" costs the same to ask again.
+    /// Another process sharing the cache may be filling the same key: the miss waits for it (``LookupCacheStore/withFillLock(key:timeout:_:)``)
+    /// and reads again before calling, so the same question is paid for once across instances.
     private func cached<Value: Codable & Sendable>(_ query: some PlaceQuery,
-                                                   _ load: () async throws -> Value) async throws -> Value {
+                                                   _ load: @escaping @Sendable () async throws -> Value) async throws -> Value {
         guard timeToLive > 0 else { return try await load() }
-        let key = cacheKey(query)
-        if let entry = try await cache.entry(for: key), entry.isFresh(at: clock()),
-           let stored = try? JSONDecoder().decode(Value.self, from: entry.payload) {
-            return stored
+        let (key, cache, clock, name, timeToLive) = (cacheKey(query), cache, clock, name, timeToLive)
+        @Sendable func fresh() async throws -> Value? {
+            guard let entry = try await cache.entry(for: key), entry.isFresh(at: clock()) else { return nil }
+            return try? JSONDecoder().decode(Value.self, from: entry.payload)
         }
-        let value = try await load()
-        try await cache.store(key: key, kind: .answer, payload: try JSONEncoder().encode(value), providers: [name], ttl: timeToLive)
-        return value
+        if let stored = try await fresh() { return stored }
+        return try await cache.withFillLock(key: key, timeout: Self.fillLockTimeout) {
+            if let stored = try await fresh() { return stored }
+            let value = try await load()
+            try await cache.store(key: key, kind: .answer, payload: try JSONEncoder().encode(value), providers: [name], ttl: timeToLive)
+            return value
+        }
     }
+
+    /// How long a miss may wait for another process filling the same key, plus its own call and retries.
+    static let fillLockTimeout: Duration = .seconds(60)
 }

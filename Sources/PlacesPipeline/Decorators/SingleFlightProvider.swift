@@ -41,6 +41,11 @@ public final class SingleFlightProvider: ProviderDecorator {
         return try await suggestions.run(query.canonicalForm) { try await wrapped.suggest(query) }.0
     }
 
+    /// Callers now waiting on another caller's identical call, whatever the operation (for tests).
+    func waitingCallers() async -> Int {
+        await places.followers + place.followers + reverses.followers + suggestions.followers
+    }
+
     public func match(_ query: MatchQuery) async throws -> [Place] {
         try await wrapped.match(query)
     }

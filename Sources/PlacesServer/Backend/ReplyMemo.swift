@@ -116,6 +116,9 @@ public final class ReplyMemo: Sendable {
             }
         }
 
+        /// Identical requests now waiting for this computation's reply.
+        var waiting: Int { state.withLock { $0.waiters.count } }
+
         func finish(with reply: RESPValue) {
             let waiters = state.withLock { state in
                 state.reply = reply
@@ -135,6 +138,12 @@ public final class ReplyMemo: Sendable {
         self.capacity = max(0, capacity)
         self.maxBytes = max(0, maxBytes)
         self.timeToLive = timeToLive
+    }
+
+    /// Requests now waiting for an identical request's computation to finish: what a test waits on to know
+    /// every caller has joined a flight, instead of guessing a sleep.
+    var followersWaiting: Int {
+        state.withLock { state in state.inFlight.values.reduce(0) { $0 + $1.waiting } }
     }
 
     /// The stored reply to `request`, if one is younger than ``timeToLive``. Any request may be asked

@@ -28,22 +28,48 @@ public struct ServerApplication: Sendable {
         ServerApplication(places: .failure(.notOpened(reason)), lookup: .failure(.notOpened(reason)), spots: .failure(.notOpened(reason)))
     }
 
-    /// An unknown id is a miss (null reply), not an error, as Redis clients expect of a lookup by key.
-    func details(_ query: DetailsQuery) async throws -> Data? {
+    /// Runs a command's call into the core and puts the core's typed errors in the server's terms, by
+    /// type and never by message text: a miss (``NotFound``) is a null reply, as Redis clients expect of a
+    /// lookup by key; a budget denial, a provider failure and a storage failure are ``ServerBackendError``s
+    /// the executor renders (`-ERR budget …`, `-ERR upstream …`, `-ERR storage unavailable: …`). Anything
+    /// else passes through (an ``InputError`` is already one line for the client).
+    func answering(_ call: () async throws -> Data?) async throws -> Data? {
         do {
-            return try PlacesJSON.place(try await places.get().details(query.id, fields: query.fields))
+            return try await call()
         } catch is NotFound {
             return nil
+        } catch let unknown as UnknownSpot {
+            throw InputError("unknown spot '\(unknown.reference.prefix(40))': SPOT.LIST shows the saved ids")
+        } catch let duplicate as DuplicateSpot {
+            throw InputError("\(duplicate); SPOT.ADD saves only new places")
+        } catch let denied as BudgetDenied {
+            throw ServerBackendError.budgetDenied(reason: "denied: \(denied.provider) not asked: \(denied.denial)")
+        } catch let failure as MeteredCallFailure {
+            throw ServerBackendError.upstream(reason: Self.upstreamReason(failure.underlying, provider: failure.provider))
+        } catch let failure as ProviderError {
+            throw ServerBackendError.upstream(reason: failure.description)
+        } catch let error where storageReason(error) != nil {
+            throw ServerBackendError.storageUnavailable(reason: storageReason(error) ?? "")
         }
     }
 
-    /// Nothing known near the point is a miss.
+    private static func upstreamReason(_ error: any Error, provider: String) -> String {
+        (error as? ProviderError)?.description ?? "\(provider) failed"
+    }
+
+    /// A storage failure's one line, naming the state directory when the error itself names no file.
+    private func storageReason(_ error: any Error) -> String? {
+        let directory = ((try? places.get()) ?? (try? lookup.get()))?.environment.dataDirectory
+            ?? FileManager.default.temporaryDirectory
+        return StorageError.unavailableReason(error, directory: directory)
+    }
+
+    func details(_ query: DetailsQuery) async throws -> Data? {
+        try PlacesJSON.place(try await places.get().details(query.id, fields: query.fields))
+    }
+
     func reverse(_ query: ReverseQuery) async throws -> Data? {
-        do {
-            return try PlacesJSON.reverse(try await places.get().reverse(query.coordinate))
-        } catch is NotFound {
-            return nil
-        }
+        try PlacesJSON.reverse(try await places.get().reverse(query.coordinate))
     }
 
     /// A provider failed, no other source knew the place and nothing was cached: an error, not a miss,
@@ -51,53 +77,29 @@ public struct ServerApplication: Sendable {
     func lookup(_ request: LookupRequest) async throws -> Data? {
         let outcome = try await lookup.get().lookup(request)
         if outcome.place == nil, !outcome.failures.isEmpty {
-            throw ServerBackendError.failed(reason: outcome.errors.joined(separator: "; ")
+            throw ServerBackendError.upstream(reason: outcome.errors.joined(separator: "; ")
                 + "; no other source knew the place and nothing is cached")
         }
         guard outcome.place != nil else { return nil }
         return try PlacesJSON.lookup(outcome, reference: request.query.near)
     }
 
-    /// SCORE a b: `places score a b --json` (the place algorithm). A and B are names or JSON records.
-    static func score(_ pair: ServerRequests.NamePair) throws -> Data {
-        func record(_ text: String, id: String) throws -> MatchRecord {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("{") else { return MatchRecord(id: id, name: text) }
-            do { return try RecordFile.record(json: trimmed, defaultID: id) } catch {
-                throw InputError("argument \(id.uppercased()): \(error.message)")
-            }
-        }
-        let result = PlaceMatcher(thresholds: MatchThresholds()).compare(try record(pair.first, id: "a"), try record(pair.second, id: "b"))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(result)
-    }
-
     func addSpot(_ request: ServerRequests.NewSpot) async throws -> Data? {
         var spot = Spot(name: request.name, coordinate: request.coordinate, createdAt: Date())
         request.attributes.apply(to: &spot)
-        do {
-            return try PlacesJSON.spot(try await spots.get().add(spot))
-        } catch let duplicate as DuplicateSpot {
-            throw InputError("\(duplicate); SPOT.ADD saves only new places")
-        }
+        return try PlacesJSON.spot(try await spots.get().add(spot))
     }
 
     /// An unknown id is a miss.
     func showSpot(_ reference: String) async throws -> Data? {
         let service = try spots.get()
-        do { return try PlacesJSON.spot(try await service.store.resolve(reference)) } catch is UnknownSpot {
+        do { return try PlacesJSON.spot(try await service.spot(reference)) } catch is UnknownSpot {
             return nil
         }
     }
 
     func logVisit(_ request: ServerRequests.VisitLog) async throws -> Data? {
-        let visit: Visit, spot: Spot?
-        do {
-            (visit, spot) = try await spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time)
-        } catch let unknown as UnknownSpot {
-            throw InputError("unknown spot '\(unknown.reference.prefix(40))': SPOT.LIST shows the saved ids")
-        }
+        let (visit, spot) = try await spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time)
         return try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name))
     }
 

@@ -8,6 +8,12 @@ public enum ServerBackendError: Error, Equatable, Sendable {
     /// The command ran and could not answer, for a reason the client must be able to tell from a miss
     /// (LOOKUP when every provider failed and nothing was cached). `reason` is already redacted.
     case failed(reason: String)
+    /// A paid provider was not asked because the budget does not allow the call: `-ERR budget …`.
+    case budgetDenied(reason: String)
+    /// A provider failed (timeout, 5xx, rejected key …) and nothing else answered: `-ERR upstream …`.
+    case upstream(reason: String)
+    /// The storage behind the command failed (a full disk, PostgreSQL down): `-ERR storage unavailable: …`.
+    case storageUnavailable(reason: String)
 
     /// A failure to open, on one line.
     public static func notOpened(_ error: String) -> ServerBackendError {

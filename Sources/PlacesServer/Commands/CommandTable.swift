@@ -4,8 +4,8 @@ import RESP
 
 /// One server command, whole: its name, how many arguments it takes, its syntax and summary (for HELP
 /// and COMMAND DOCS), whether its reply may be repeated from memory, and how to read its arguments into
-/// what runs. Adding an application command is one ``backend(_:arity:syntax:summary:memoisable:parse:handle:)``
-/// entry in ``CommandTable/places(_:)``; nothing else in the server names it.
+/// what runs. Adding an application command is one entry in ``CommandTable/places(_:)`` (a `core` entry,
+/// which renders the core's typed errors) and its handler; nothing else in the server names it.
 public struct ServerCommandEntry: Sendable {
     public let name: String
     /// Arguments after the name.

@@ -11,76 +11,92 @@ extension CommandTable {
     /// that answers it with the CLI's `--json` bytes (`nil`: a miss, sent as a null reply).
     public static func places(_ app: ServerApplication) -> CommandTable {
         CommandTable([
-            .backend("SEARCH", arity: 1...10, syntax: "SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]",
+            .core(app, "SEARCH", arity: 1...10, syntax: "SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]",
                      summary: "places whose names match the words, as `places search --json`", memoisable: true,
                      parse: ServerRequests.search) { query in
-                try PlacesJSON.places(try await app.places.get().search(query), reference: query.near)
+                try PlacesJSON.places(try await app.places.get().search(query).places, reference: query.near)
             },
-            .backend("DETAILS", arity: 1...1, syntax: "DETAILS id",
+            .core(app, "DETAILS", arity: 1...1, syntax: "DETAILS id",
                      summary: "one place by id (osm:node/123, geonames:658225); null when unknown", memoisable: true,
                      parse: ServerRequests.details) { query in try await app.details(query) },
-            .backend("NEARBY", arity: 2...10, syntax: "NEARBY lat lon [RADIUS m] [CATEGORY c] [BRAND b] [LIMIT n]",
+            .core(app, "NEARBY", arity: 2...10, syntax: "NEARBY lat lon [RADIUS m] [CATEGORY c] [BRAND b] [LIMIT n]",
                      summary: "places around a point, nearest first", memoisable: true,
                      parse: ServerRequests.nearby) { query in
                 try PlacesJSON.places(try await app.places.get().nearby(query), reference: query.center)
             },
-            .backend("REVERSE", arity: 2...2, syntax: "REVERSE lat lon",
+            .core(app, "REVERSE", arity: 2...2, syntax: "REVERSE lat lon",
                      summary: "nearest place, city, country and time zone of a point; null when nothing is known", memoisable: true,
                      parse: { arguments throws(CommandSyntaxError) in ReverseQuery(coordinate: try arguments.coordinate()) }) { query in
                 try await app.reverse(query)
             },
-            .backend("SUGGEST", arity: 1...6, syntax: "SUGGEST prefix [NEAR lat lon] [LIMIT n]",
+            .core(app, "SUGGEST", arity: 1...6, syntax: "SUGGEST prefix [NEAR lat lon] [LIMIT n]",
                      summary: "completions for a name being typed", memoisable: true,
                      parse: ServerRequests.suggest) { query in
                 try PlacesJSON.suggestions(try await app.places.get().suggest(query))
             },
-            .backend("LOOKUP", arity: 1...64, syntax: "LOOKUP name [NEAR lat lon] [FIELDS field …]",
+            .core(app, "LOOKUP", arity: 1...64, syntax: "LOOKUP name [NEAR lat lon] [FIELDS field …]",
                      summary: "the one place meant, through cache, local index and paid providers under budget", memoisable: false,
                      parse: ServerRequests.lookup) { request in try await app.lookup(request) },
-            .backend("SCORE", arity: 2...2, syntax: "SCORE a b", summary: "how alike two place names are, as `places score --json`",
-                     memoisable: true, parse: ServerRequests.score) { pair in try ServerApplication.score(pair) },
-            .backend("BUDGET", arity: 0...0, syntax: "BUDGET", summary: "money spent and left per provider, as `places budget --json`",
+            .core(app, "SCORE", arity: 2...2, syntax: "SCORE a b", summary: "how alike two place names are, as `places score --json`",
+                     memoisable: true, parse: ServerRequests.score) { request in try PlacesJSON.score(try PlacesApplication.score(request)) },
+            .core(app, "BUDGET", arity: 0...0, syntax: "BUDGET", summary: "money spent and left per provider, as `places budget --json`",
                      memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().budgetReport()) },
-            .backend("CACHE.STATS", arity: 0...0, syntax: "CACHE.STATS",
+            .core(app, "CACHE.STATS", arity: 0...0, syntax: "CACHE.STATS",
                      summary: "lookup cache entries, hits and misses, as `places cache stats --json`",
                      memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().cacheStats()) },
             // Spots are read and written in one database shared with the CLI: never memoised.
-            .backend("SPOT.ADD", arity: 3...64,
+            .core(app, "SPOT.ADD", arity: 3...64,
                      syntax: "SPOT.ADD name lat lon [CATEGORY c] [TAG t]… [NOTE text] [RATING like|dislike|none]",
                      summary: "save a spot, as `places spots add --json`", memoisable: false,
                      parse: ServerRequests.spotAdd) { request in try await app.addSpot(request) },
-            .backend("SPOT.LIST", arity: 0...64,
+            .core(app, "SPOT.LIST", arity: 0...64,
                      syntax: "SPOT.LIST [CATEGORY c] [TAG t]… [RATING r] [SORT name|recent|distance] [AT lat lon]",
                      summary: "saved spots, as `places spots list --json`", memoisable: false,
                      parse: ServerRequests.spotList) { filter in
-                try PlacesJSON.spots(try await app.spots.get().store.list(filter), reference: filter.reference)
+                try PlacesJSON.spots(try await app.spots.get().list(filter), reference: filter.reference)
             },
-            .backend("SPOT.SHOW", arity: 1...1, syntax: "SPOT.SHOW id", summary: "one saved spot; null when unknown",
+            .core(app, "SPOT.SHOW", arity: 1...1, syntax: "SPOT.SHOW id", summary: "one saved spot; null when unknown",
                      memoisable: false, parse: { arguments throws(CommandSyntaxError) in try arguments.text() }) { reference in
                 try await app.showSpot(reference)
             },
-            .backend("SPOT.NEAR", arity: 2...4, syntax: "SPOT.NEAR lat lon [RADIUS m]",
+            .core(app, "SPOT.NEAR", arity: 2...4, syntax: "SPOT.NEAR lat lon [RADIUS m]",
                      summary: "saved spots within the radius (default 805 m), nearest first", memoisable: false,
                      parse: ServerRequests.spotNear) { area in
-                try PlacesJSON.spots(try await app.spots.get().store.near(area.center, radius: area.radius))
+                try PlacesJSON.spots(try await app.spots.get().near(area.center, radius: area.radius))
             },
-            .backend("SPOT.NEAREST", arity: 2...4, syntax: "SPOT.NEAREST lat lon [LIMIT n]",
+            .core(app, "SPOT.NEAREST", arity: 2...4, syntax: "SPOT.NEAREST lat lon [LIMIT n]",
                      summary: "the nearest saved spots, however far", memoisable: false,
                      parse: ServerRequests.spotNearest) { request in
-                try PlacesJSON.spots(try await app.spots.get().store.nearest(request.center, limit: request.limit))
+                try PlacesJSON.spots(try await app.spots.get().nearest(request.center, limit: request.limit))
             },
-            .backend("SPOT.LOG", arity: 2...64, syntax: "SPOT.LOG (SPOT id | AT lat lon) [NOTE text] [TIME iso8601]",
+            .core(app, "SPOT.LOG", arity: 2...64, syntax: "SPOT.LOG (SPOT id | AT lat lon) [NOTE text] [TIME iso8601]",
                      summary: "record a visit, as `places spots log --json`", memoisable: false,
                      parse: ServerRequests.spotLog) { request in try await app.logVisit(request) },
-            .backend("SPOT.VISITS", arity: 0...2, syntax: "SPOT.VISITS [DAY yyyy-mm-dd | SINCE date]",
+            .core(app, "SPOT.VISITS", arity: 0...2, syntax: "SPOT.VISITS [DAY yyyy-mm-dd | SINCE date]",
                      summary: "logged visits grouped by day, as `places spots visits --json`", memoisable: false,
                      parse: ServerRequests.spotVisits) { request in try await app.visits(request) },
         ], infoSections: { [] })
     }
 }
 
+extension ServerCommandEntry {
+    /// An application command: a ``backend(_:arity:syntax:summary:memoisable:parse:handle:)`` entry whose
+    /// call into the core answers through ``ServerApplication/answering(_:)``, so every command renders the
+    /// core's typed errors the same way (a miss is null, a budget denial `-ERR budget …`, …).
+    static func core<Request: Equatable & Sendable>(
+        _ app: ServerApplication, _ name: String, arity: ClosedRange<Int>, syntax: String, summary: String, memoisable: Bool,
+        parse: @escaping @Sendable (inout CommandArguments) throws(CommandSyntaxError) -> Request,
+        handle: @escaping @Sendable (Request) async throws -> Data?
+    ) -> ServerCommandEntry {
+        .backend(name, arity: arity, syntax: syntax, summary: summary, memoisable: memoisable, parse: parse) { request in
+            try await app.answering { try await handle(request) }
+        }
+    }
+}
+
 /// How each application command's arguments read into its request value. Pure: every rule is tested
-/// without a socket or an index. The defaults are the CLI's (NEARBY 500 m and 20 results, SUGGEST 8, …).
+/// without a socket or an index. The defaults are the core's, which the CLI's options use too
+/// (``NearbyQuery/defaultRadius``, ``SpotsService/defaultNearRadius``, …).
 enum ServerRequests {
     static func none(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> Bool { true }
 
@@ -88,7 +104,7 @@ enum ServerRequests {
         let text = try arguments.text()
         var near: Coordinate?
         var radius: Double?
-        var limit = 10
+        var limit = SearchQuery.defaultLimit
         var category: String?
         while let keyword = arguments.keyword() {
             switch keyword {
@@ -110,8 +126,8 @@ enum ServerRequests {
 
     static func nearby(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NearbyQuery {
         let center = try arguments.coordinate()
-        var radius = 500.0
-        var limit = 20
+        var radius = NearbyQuery.defaultRadius
+        var limit = NearbyQuery.defaultLimit
         var category: String?
         var brand: String?
         while let keyword = arguments.keyword() {
@@ -129,7 +145,7 @@ enum ServerRequests {
     static func suggest(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SuggestQuery {
         let prefix = try arguments.text()
         var near: Coordinate?
-        var limit = 8
+        var limit = SuggestQuery.defaultLimit
         while let keyword = arguments.keyword() {
             switch keyword {
             case "NEAR": near = try arguments.coordinate()
@@ -159,13 +175,8 @@ enum ServerRequests {
         return .asking(MatchQuery(name: name, near: near), for: requested)
     }
 
-    struct NamePair: Equatable, Sendable {
-        var first: String
-        var second: String
-    }
-
-    static func score(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NamePair {
-        NamePair(first: try arguments.text(), second: try arguments.text())
+    static func score(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> ScoreRequest {
+        ScoreRequest(first: try arguments.text(), second: try arguments.text())
     }
 
     struct NewSpot: Equatable, Sendable {
@@ -213,7 +224,7 @@ enum ServerRequests {
 
     struct SpotArea: Equatable, Sendable {
         var center: Coordinate
-        var radius = 805.0
+        var radius = SpotsService.defaultNearRadius
     }
 
     static func spotNear(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SpotArea {
@@ -227,7 +238,7 @@ enum ServerRequests {
 
     struct NearestSpots: Equatable, Sendable {
         var center: Coordinate
-        var limit = 20
+        var limit = SpotsService.defaultNearestLimit
     }
 
     static func spotNearest(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NearestSpots {

@@ -53,9 +53,20 @@ public struct CommandExecutor: Sendable {
                 // The operator sees it too: an outage shows in the log, not only in one client's reply.
                 logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
                 return .error("ERR \(call.commandName) failed: \(reason)")
+            case .budgetDenied(let reason):
+                return .error("ERR budget \(reason)")
+            case .upstream(let reason):
+                logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
+                return .error("ERR upstream \(reason)")
+            case .storageUnavailable(let reason):
+                logger.error("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
+                return .error("ERR storage unavailable: \(reason)")
             }
         } catch let error as InputError {
             return .error("ERR " + error.message)
+        } catch let error as StorageUnavailable {
+            // Shared state is down: say so; the local index and memoised replies keep answering meanwhile.
+            return .error("ERR " + error.description)
         } catch let error as ProviderError {
             return .error("ERR " + error.description)
         } catch is CancellationError {

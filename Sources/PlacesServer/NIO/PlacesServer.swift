@@ -110,6 +110,6 @@ public struct ServerStartError: Error, CustomStringConvertible, Sendable {
     public var reason: String
 
     public var description: String {
-        "cannot listen on \(host):\(port): \(reason) (is another server using the port? try --port, or check --host)"
+        "cannot listen on \(host):\(port): \(reason) (is another server using the port, or is the host not an address of this machine?)"
     }
 }

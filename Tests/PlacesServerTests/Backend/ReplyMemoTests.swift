@@ -108,7 +108,8 @@ import Testing
                 }
             }
             await gate.waitUntilEntered()
-            try? await Task.sleep(for: .milliseconds(50))  // let the other nineteen join the flight
+            // The other nineteen join the flight; the deadline only bounds a failure (a starved cooperative pool).
+            try? await waitUntil("the other nineteen wait on the first", within: 600) { memo.followersWaiting == 19 }
             gate.open()
             return await group.reduce(into: []) { $0.append($1) }
         }

@@ -3,6 +3,7 @@ import LoopbackSocket
 import PlacesApp
 import PlacesCore
 import RESP
+import ScratchDirectory
 import Testing
 @testable import PlacesServer
 
@@ -14,7 +15,7 @@ actor SharedIndex {
 
     func get() async throws -> PlacesApplication {
         if let service { return service }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("places-server-tests-\(UUID().uuidString)")
+        let home = try ScratchDirectory.lastingTheProcess("places-server-tests").url
         let environment = PlacesEnvironment.resolve(variables: ["PLACES_HOME": home.path])
         // Building the index blocks for seconds: keep it off the threads the servers' tasks need.
         let opened = try await offPool { () throws -> PlacesApplication in
@@ -47,8 +48,10 @@ actor SharedIndex {
     }
 }
 
-func scratchHome() -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("places-server-home-\(UUID().uuidString)")
+/// A state directory for one test's server, removed when the test process exits (the server's stores stay
+/// open on it until the test ends).
+func scratchHome() throws -> URL {
+    try ScratchDirectory.lastingTheProcess("places-server-home").url
 }
 
 /// Every application command through a real socket with the real application behind it. Expected
@@ -57,9 +60,9 @@ func scratchHome() -> URL {
 @Suite(.serialized) struct ServerApplicationTests {
     @Test(.requiresRedisCLI) func searchOverRedisCLIPrintsTheSameJSONAsTheService() async throws {
         let service = try await SharedIndex.shared.get()
-        let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: scratchHome())))
+        let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: try scratchHome())))
         let near = Coordinate(latitude: 60.1721, longitude: 24.9450)
-        let places = try await service.search(SearchQuery(text: "maya bar", near: near))
+        let places = try await service.search(SearchQuery(text: "maya bar", near: near)).places
         #expect(places.first?.name.hasPrefix("Maya Bar") == true, "the bundled Helsinki extract knows Maya Bar & Grill")
         let expected = String(decoding: try PlacesJSON.places(places, reference: near), as: UTF8.self)
         let output = try await RedisCLI.run(port: server.port, ["SEARCH", "maya bar", "NEAR", "60.1721", "24.9450"])
@@ -72,8 +75,8 @@ func scratchHome() -> URL {
 
     @Test func detailsReverseAndMissesMatchTheService() async throws {
         let service = try await SharedIndex.shared.get()
-        let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: scratchHome())))
-        let id = try #require(try await service.search(SearchQuery(text: "maya bar")).first?.id)
+        let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: try scratchHome())))
+        let id = try #require(try await service.search(SearchQuery(text: "maya bar")).places.first?.id)
         let details = String(decoding: try PlacesJSON.place(try await service.details(id)), as: UTF8.self)
         let point = Coordinate(latitude: 60.1699, longitude: 24.9384)
         let reverse = String(decoding: try PlacesJSON.reverse(try await service.reverse(point)), as: UTF8.self)
@@ -96,7 +99,7 @@ func scratchHome() -> URL {
     /// NEARBY, SUGGEST, SCORE, LOOKUP, CACHE.STATS and BUDGET against the real index, pipeline, cache
     /// and ledger: what each says about Helsinki was checked by hand on the extract.
     @Test func everyOtherApplicationCommandAnswersFromTheRealApplication() async throws {
-        let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: scratchHome())))
+        let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: try scratchHome())))
         let client = try RawClient(port: server.port)
         // Replies come back in order, but calls run concurrently: the counters are asked before and after
         // the lookups, each time once the replies before them are in.
@@ -136,7 +139,7 @@ func scratchHome() -> URL {
     /// A part of the application that failed to open names itself and the reason in every reply of
     /// its commands; the other commands still serve.
     @Test func aPartThatDidNotOpenSaysWhyAndTheRestServe() async throws {
-        var application = try await SharedIndex.shared.application(home: scratchHome())
+        var application = try await SharedIndex.shared.application(home: try scratchHome())
         application.spots = .failure(.notOpened("cannot use /nowhere/spots.sqlite: read-only file system\n(errno 30)"))
         let server = try await TestServer.start(commands: .places(application))
         let client = try RawClient(port: server.port)

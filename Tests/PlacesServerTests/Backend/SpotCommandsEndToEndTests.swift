@@ -22,7 +22,7 @@ import Testing
         try client.send("*6\r\n$8\r\nSPOT.ADD\r\n$12\r\nCafe Regatta\r\n$7\r\n60.1830\r\n$7\r\n24.9096\r\n$3\r\nTAG\r\n$6\r\ncoffee\r\n")
         let added = try #require(try await client.reply().text)
         let cli = try SpotsService.open(environment)  // opened afresh, as `places spots list` does
-        let afterAdd = try await cli.store.list()
+        let afterAdd = try await cli.list()
         #expect(afterAdd.map(\.name) == ["Cafe Regatta"])
         #expect(afterAdd.first?.tags == ["coffee"])
         #expect(added == String(decoding: try PlacesJSON.spot(try #require(afterAdd.first)), as: UTF8.self))
@@ -33,7 +33,7 @@ import Testing
         let sauna = try await cli.add(Spot(name: "Löyly", coordinate: Coordinate(latitude: 60.1521, longitude: 24.9417), category: "sauna"))
         try client.send("SPOT.LIST\r\nSPOT.SHOW \(sauna.id.storeKey)\r\nSPOT.SHOW 00000000-0000-0000-0000-000000000000\r\nSPOT.ADD x 95 0\r\n")
         let replies = try await client.replies(4)
-        let bothSpots = try await cli.store.list()
+        let bothSpots = try await cli.list()
         #expect(bothSpots.map(\.name).sorted() == ["Cafe Regatta", "Löyly"])
         #expect(replies[0].text == String(decoding: try PlacesJSON.spots(bothSpots), as: UTF8.self))
         #expect(replies[1].text == String(decoding: try PlacesJSON.spot(sauna), as: UTF8.self))

@@ -65,7 +65,7 @@ private func syntaxError(_ words: String...) -> String? {
         #expect(try parse("REVERSE", "60.17", "24.94") == call("REVERSE", ReverseQuery(coordinate: center)))
         #expect(try parse("SUGGEST", "kaf", "NEAR", "60.17", "24.94") == call("SUGGEST", SuggestQuery(prefix: "kaf", near: center)))
         #expect(syntaxError("LOOKUP", "x", "FIELDS", "colour")?.hasPrefix("ERR unknown field 'colour'") == true)
-        #expect(try parse("SCORE", "Maya Bar", "Bar Maya") == call("SCORE", ServerRequests.NamePair(first: "Maya Bar", second: "Bar Maya")))
+        #expect(try parse("SCORE", "Maya Bar", "Bar Maya") == call("SCORE", ScoreRequest(first: "Maya Bar", second: "Bar Maya")))
     }
 
     /// The same question as `places lookup "Maya Bar" --near 60.17,24.94 --fields phone,hours`: the

@@ -26,7 +26,9 @@ import Testing
 
     @Test func aThousandPipelinedMixedCommandsAreAnsweredInOrder() async throws {
         let server = try await TestServer.start()
-        let client = try RawClient(port: server.port)
+        // A 120 s read deadline bounds only a failure: on a loaded 2-core CI machine the server's threads can be
+        // starved for more than 10 s between two reads, which is not a wrong answer.
+        let client = try RawClient(port: server.port, readTimeoutSeconds: 120)
         var wire = ""
         var expected: [RESPValue] = []
         for i in 0..<1_000 {
@@ -59,7 +61,7 @@ import Testing
     @Test(.requiresRedisCLI) func redisCLIPipeModeGetsEveryReply() async throws {
         let server = try await TestServer.start()
         let wire = (0..<1_000).map { $0 % 2 == 0 ? "DETAILS osm:node/\($0)\r\n" : "SEARCH slow:\($0 % 3)\r\n" }.joined()
-        let summary = try await RedisCLI.run(port: server.port, ["--pipe"], stdin: wire)
+        let summary = try await RedisCLI.run(port: server.port, ["--pipe", "--pipe-timeout", "300"], stdin: wire)
         #expect(summary.contains("errors: 0, replies: 1000"), "\(summary)")
         try await server.stop()
     }
@@ -158,6 +160,35 @@ import Testing
         let (rest, closed) = await client.readToEnd()  // returns when the server closes the silent connection
         #expect(rest == "" && closed)
         #expect(server.server.metrics.snapshot.idleTimeouts == 1)
+        try await server.stop()
+    }
+
+    /// What client libraries send before their first real command (redis-py 8 and `redis-cli -3`: HELLO;
+    /// redis-py: CLIENT SETINFO; redis-cli: COMMAND DOCS; redis-benchmark: CONFIG GET), then QUIT, over a
+    /// real socket. Expected shapes are Redis's documented replies: HELLO's map has 7 pairs (server, version,
+    /// proto, id, mode, role, modules), in RESP2 a flat array of 14; QUIT answers +OK and closes.
+    @Test func clientStartupCommandsAndQuitOverASocket() async throws {
+        let server = try await TestServer.start()
+        let client = try RawClient(port: server.port)
+        try client.send("HELLO 2\r\nCLIENT SETINFO lib-name redis-py\r\nCONFIG GET save\r\nCOMMAND COUNT\r\nCOMMAND DOCS\r\n")
+        let replies = try await client.replies(5)
+        guard case .array(let hello) = replies[0], hello.count == 14 else { Issue.record("HELLO 2: \(replies[0])"); return }
+        #expect(hello[0] == .bulk("server") && hello[1] == .bulk("places") && hello[4] == .bulk("proto") && hello[5] == .integer(2))
+        #expect(replies[1] == .simpleString("OK"))
+        #expect(replies[2] == .array([]))
+        guard case .integer(let count) = replies[3], case .array(let docs) = replies[4] else { Issue.record("COMMAND: \(replies[3...])"); return }
+        #expect(docs.count == 2 * count, "a name and its doc map per command")
+        #expect(docs.contains(.bulk("search")) && docs.contains(.bulk("details")))
+        try client.send("QUIT\r\n")
+        let (quit, closed) = await client.readToEnd()
+        #expect(quit == "+OK\r\n" && closed)
+
+        // RESP3 after HELLO 3: the same fields as a map frame.
+        let resp3 = try RawClient(port: server.port)
+        try resp3.send("HELLO 3\r\nQUIT\r\n")
+        let (text, ended) = await resp3.readToEnd()
+        #expect(text.hasPrefix("%7\r\n$6\r\nserver\r\n$6\r\nplaces\r\n"), "\(text)")
+        #expect(text.hasSuffix("+OK\r\n") && ended)
         try await server.stop()
     }
 
