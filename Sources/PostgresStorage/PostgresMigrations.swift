@@ -18,6 +18,7 @@ enum PostgresMigrations {
 
     static let all: [Migration] = [
         Migration(version: 1, name: "lookup cache, budget ledger, spots and visits", statements: lookupCache + budgetLedger + spots + imports),
+        Migration(version: 2, name: "visit addresses", statements: visitAddresses),
     ]
 
     static func apply(_ database: SharedDatabase) async throws {
@@ -184,6 +185,11 @@ enum PostgresMigrations {
         END
         $$
         """,
+    ]
+
+    /// Each visit's reverse-geocoded address; nullable, so visits logged before keep theirs empty.
+    static let visitAddresses = [
+        "ALTER TABLE visit ADD COLUMN street text, ADD COLUMN house_number text, ADD COLUMN city text, ADD COLUMN country text",
     ]
 
     /// Spots and visits. The point index is GiST on `point(lon, lat)` (plain PostgreSQL, no PostGIS): a bounding box

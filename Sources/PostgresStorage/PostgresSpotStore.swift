@@ -209,19 +209,69 @@ public final class PostgresSpotStore: SpotStore {
         try await transaction { connection in try await Self.insert(visit, connection) }
     }
 
+    public func visit(_ reference: String) async throws -> Visit {
+        try await transaction { connection in try await Self.resolveVisit(reference, lock: false, connection) }
+    }
+
+    @discardableResult
+    public func updateVisit(_ reference: String, _ change: @Sendable (inout Visit) throws -> Void) async throws -> Visit {
+        // The transaction runs (and ends) within this call: `change` is only used before it returns.
+        try await withoutActuallyEscaping(change) { change in
+            try await transaction { connection in
+                var visit = try await Self.resolveVisit(reference, lock: true, connection)
+                let id = visit.id
+                try change(&visit)
+                visit.id = id
+                try await Self.insert(visit, connection)
+                return visit
+            }
+        }
+    }
+
+    @discardableResult
+    public func removeVisit(_ reference: String) async throws -> Visit {
+        try await transaction { connection in
+            let visit = try await Self.resolveVisit(reference, lock: true, connection)
+            try await connection.query("DELETE FROM visit WHERE id = \(visit.id.storeKey)", logger: Self.logger)
+            return visit
+        }
+    }
+
     /// Visits in time order; `day` is a local `YYYY-MM-DD`, `since` an instant.
     public func visits(day: String? = nil, since: Date? = nil, spot: UUID? = nil) async throws -> [Visit] {
-        var select = SQLFragment("SELECT id, spot_id, time, time_zone, lat, lon, note, photo_path FROM visit WHERE TRUE")
+        var select = Self.selectVisits.sql("WHERE TRUE")
         if let day { select = select.sql(" AND local_day = ").bind(day) }
         if let since { select = select.sql(" AND time >= ").bind(since.timeIntervalSinceReferenceDate) }
         if let spot { select = select.sql(" AND spot_id = ").bind(spot.storeKey) }
-        let rows = try await database.rows(select.sql(" ORDER BY time, id COLLATE \"C\"").query)
-        return try rows.map { row in
-            let (id, spotID, time, zone, lat, lon, note, photo) = try row.decode((String, String?, Double, String, Double, Double, String?, String?).self)
+        let ordered = select.sql(" ORDER BY time, id COLLATE \"C\"")
+        return try await transaction { connection in try await Self.visits(ordered, connection) }
+    }
+
+    static let selectVisits = SQLFragment(
+        "SELECT id, spot_id, time, time_zone, lat, lon, note, photo_path, street, house_number, city, country FROM visit ")
+
+    /// The visits a ``selectVisits`` fragment finds.
+    static func visits(_ select: SQLFragment, _ connection: PostgresConnection) async throws -> [Visit] {
+        var visits: [Visit] = []
+        for try await row in try await connection.query(select.query, logger: logger) {
+            let (id, spotID, time, zone, lat, lon, note, photo, street, houseNumber, city, country) = try row.decode(
+                (String, String?, Double, String, Double, Double, String?, String?, String?, String?, String?, String?).self)
             guard let uuid = UUID(uuidString: id) else { throw InputError("corrupt visit row: bad id") }
-            return Visit(id: uuid, spotID: spotID.flatMap(UUID.init(uuidString:)), time: Date(timeIntervalSinceReferenceDate: time),
-                         timeZone: zone, coordinate: Coordinate(latitude: lat, longitude: lon), note: note, photoPath: photo)
+            visits.append(Visit(
+                id: uuid, spotID: spotID.flatMap(UUID.init(uuidString:)), time: Date(timeIntervalSinceReferenceDate: time),
+                timeZone: zone, coordinate: Coordinate(latitude: lat, longitude: lon), note: note, photoPath: photo,
+                address: VisitAddress(street: street, houseNumber: houseNumber, city: city, country: country)))
         }
+        return visits
+    }
+
+    static func resolveVisit(_ reference: String, lock: Bool, _ connection: PostgresConnection) async throws -> Visit {
+        let key = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        guard SpotRules.isIDPrefix(key) else { throw UnknownVisit(reference: reference) }
+        // An id prefix holds only hex digits and dashes: nothing `LIKE` treats specially.
+        let matches = try await visits(selectVisits.sql("WHERE id LIKE ").bind(key + "%")
+            .sql(" ORDER BY id COLLATE \"C\" LIMIT 2" + (lock ? " FOR UPDATE" : "")), connection)
+        return try SpotRules.onlyVisit(matches, reference: reference)
     }
 
     // MARK: Statements
@@ -311,13 +361,15 @@ public final class PostgresSpotStore: SpotStore {
             throw SpotRules.unknownVisitSpot(spotID)
         }
         try await connection.query("""
-            INSERT INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path)
+            INSERT INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path, street, house_number, city, country)
             VALUES (\(visit.id.storeKey), \(visit.spotID?.storeKey), \(visit.time.roundedToMilliseconds.timeIntervalSinceReferenceDate),
                     \(visit.timeZone), \(visit.localDay), \(visit.coordinate.latitude), \(visit.coordinate.longitude), \(visit.note),
-                    \(visit.photoPath))
+                    \(visit.photoPath), \(visit.address?.street), \(visit.address?.houseNumber), \(visit.address?.city),
+                    \(visit.address?.country))
             ON CONFLICT (id) DO UPDATE SET spot_id = EXCLUDED.spot_id, time = EXCLUDED.time, time_zone = EXCLUDED.time_zone,
                 local_day = EXCLUDED.local_day, lat = EXCLUDED.lat, lon = EXCLUDED.lon, note = EXCLUDED.note,
-                photo_path = EXCLUDED.photo_path
+                photo_path = EXCLUDED.photo_path, street = EXCLUDED.street, house_number = EXCLUDED.house_number,
+                city = EXCLUDED.city, country = EXCLUDED.country
             """, logger: logger)
     }
 

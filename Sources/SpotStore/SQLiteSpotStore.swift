@@ -84,6 +84,15 @@ public final class SQLiteSpotStore: SpotStore {
                 CREATE INDEX visit_spot ON visit(spot_id);
                 """)
         }
+        migrator.registerMigration("v2: visit addresses") { db in
+            // Nullable columns: visits logged before stay as they were, without an address.
+            try db.execute(sql: """
+                ALTER TABLE visit ADD COLUMN street TEXT;
+                ALTER TABLE visit ADD COLUMN house_number TEXT;
+                ALTER TABLE visit ADD COLUMN city TEXT;
+                ALTER TABLE visit ADD COLUMN country TEXT;
+                """)
+        }
         return migrator
     }
 
@@ -268,6 +277,41 @@ public final class SQLiteSpotStore: SpotStore {
         try await pool.write { db in try Self.insert(visit, db) }
     }
 
+    public func visit(_ reference: String) async throws -> Visit {
+        try await pool.read { db in try Self.resolveVisit(reference, db) }
+    }
+
+    @discardableResult
+    public func updateVisit(_ reference: String, _ change: @Sendable (inout Visit) throws -> Void) async throws -> Visit {
+        try await withoutActuallyEscaping(change) { change in
+            try await pool.write { db in
+                var visit = try Self.resolveVisit(reference, db)
+                let id = visit.id
+                try change(&visit)
+                visit.id = id
+                try Self.insert(visit, db)
+                return visit
+            }
+        }
+    }
+
+    @discardableResult
+    public func removeVisit(_ reference: String) async throws -> Visit {
+        try await pool.write { db in
+            let visit = try Self.resolveVisit(reference, db)
+            try db.execute(sql: "DELETE FROM visit WHERE id = ?", arguments: [visit.id.storeKey])
+            return visit
+        }
+    }
+
+    static func resolveVisit(_ reference: String, _ db: Database) throws -> Visit {
+        let key = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        guard SpotRules.isIDPrefix(key) else { throw UnknownVisit(reference: reference) }
+        let matches = try Array(Row.fetchCursor(db, sql: "SELECT * FROM visit WHERE id LIKE ? || '%' ORDER BY id LIMIT 2",
+                                                arguments: [key]).map(visit(from:)))
+        return try SpotRules.onlyVisit(matches, reference: reference)
+    }
+
     public func visits(day: String?, since: Date?, spot: UUID?) async throws -> [Visit] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
@@ -370,11 +414,13 @@ public final class SQLiteSpotStore: SpotStore {
             throw SpotRules.unknownVisitSpot(spotID)
         }
         try db.execute(sql: """
-            INSERT OR REPLACE INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path,
+                                          street, house_number, city, country)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 visit.id.storeKey, visit.spotID?.storeKey, visit.time.roundedToMilliseconds.timeIntervalSinceReferenceDate, visit.timeZone,
                 visit.localDay, visit.coordinate.latitude, visit.coordinate.longitude, visit.note, visit.photoPath,
+                visit.address?.street, visit.address?.houseNumber, visit.address?.city, visit.address?.country,
             ])
     }
 
@@ -383,7 +429,8 @@ public final class SQLiteSpotStore: SpotStore {
         return Visit(
             id: id, spotID: (row["spot_id"] as String?).flatMap(UUID.init(uuidString:)),
             time: Date(timeIntervalSinceReferenceDate: row["time"]), timeZone: row["time_zone"],
-            coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), note: row["note"], photoPath: row["photo_path"])
+            coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), note: row["note"], photoPath: row["photo_path"],
+            address: VisitAddress(street: row["street"], houseNumber: row["house_number"], city: row["city"], country: row["country"]))
     }
 
     // MARK: Spatial

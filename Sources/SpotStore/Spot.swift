@@ -101,9 +101,12 @@ public struct Visit: Hashable, Sendable, Codable, Identifiable {
     public var coordinate: Coordinate
     public var note: String?
     public var photoPath: String?
+    /// Where it was, reverse geocoded from the local index when the visit was logged (a diary answers "where
+    /// did I eat" without a lookup); `nil` when the index knew nothing there or the visit predates addresses.
+    public var address: VisitAddress?
 
     public init(id: UUID = UUID(), spotID: UUID? = nil, time: Date = Date(), timeZone: String = TimeZone.current.identifier,
-                coordinate: Coordinate, note: String? = nil, photoPath: String? = nil) {
+                coordinate: Coordinate, note: String? = nil, photoPath: String? = nil, address: VisitAddress? = nil) {
         self.id = id
         self.spotID = spotID
         self.time = time.roundedToMilliseconds
@@ -111,6 +114,7 @@ public struct Visit: Hashable, Sendable, Codable, Identifiable {
         self.coordinate = coordinate
         self.note = note
         self.photoPath = photoPath
+        self.address = address?.isEmpty == true ? nil : address
     }
 
     /// The `YYYY-MM-DD` day of the visit in its own time zone.
@@ -119,6 +123,34 @@ public struct Visit: Hashable, Sendable, Codable, Identifiable {
         calendar.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)!
         let parts = calendar.dateComponents([.year, .month, .day], from: time)
         return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}
+
+/// A visit's street address, as reverse geocoding found it; each part `nil` when unknown.
+public struct VisitAddress: Hashable, Sendable, Codable {
+    public var street: String?
+    public var houseNumber: String?
+    public var city: String?
+    /// ISO 3166-1 alpha-2 (`FI`).
+    public var country: String?
+
+    public init(street: String? = nil, houseNumber: String? = nil, city: String? = nil, country: String? = nil) {
+        func present(_ text: String?) -> String? {
+            guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+            return trimmed
+        }
+        self.street = present(street)
+        self.houseNumber = present(houseNumber)
+        self.city = present(city)
+        self.country = present(country)
+    }
+
+    public var isEmpty: Bool { street == nil && houseNumber == nil && city == nil && country == nil }
+
+    /// `Mannerheimintie 20 B, Helsinki, FI`: what a table shows.
+    public var formatted: String {
+        let streetLine = [street, houseNumber].compactMap { $0 }.joined(separator: " ")
+        return [streetLine.isEmpty ? nil : streetLine, city, country].compactMap { $0 }.joined(separator: ", ")
     }
 }
 

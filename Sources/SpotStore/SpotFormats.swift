@@ -165,6 +165,10 @@ public enum SpotFiles {
             properties["spot_id"] = visit.spotID?.storeKey
             properties["note"] = visit.note
             properties["photo_path"] = visit.photoPath
+            properties["street"] = visit.address?.street
+            properties["house_number"] = visit.address?.houseNumber
+            properties["city"] = visit.address?.city
+            properties["country"] = visit.address?.country
             features.append(["type": "Feature", "id": visit.id.storeKey, "properties": properties,
                              "geometry": ["type": "Point", "coordinates": [visit.coordinate.longitude, visit.coordinate.latitude]]])
         }
@@ -274,7 +278,9 @@ public enum SpotFiles {
             spotID: (properties["spot_id"] as? String).flatMap(UUID.init(uuidString:)), time: time,
             timeZone: properties["time_zone"] as? String ?? "GMT",
             coordinate: try Coordinate(validatingLatitude: point.0, longitude: point.1),
-            note: properties["note"] as? String, photoPath: properties["photo_path"] as? String)
+            note: properties["note"] as? String, photoPath: properties["photo_path"] as? String,
+            address: VisitAddress(street: properties["street"] as? String, houseNumber: properties["house_number"] as? String,
+                                  city: properties["city"] as? String, country: properties["country"] as? String))
     }
 
     // MARK: GPX

@@ -7,8 +7,20 @@ public enum SpotRules {
     /// A reference that is not a full id must be an id prefix of at least 4 hex characters.
     /// - Throws: ``UnknownSpot`` (`.notAnID`) otherwise: a miss each front end words itself.
     public static func checkIDPrefix(_ key: String, reference: String) throws {
-        guard key.count >= 4, key.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw UnknownSpot(reference: reference, reason: .notAnID)
+        guard isIDPrefix(key) else { throw UnknownSpot(reference: reference, reason: .notAnID) }
+    }
+
+    /// Whether `key` (trimmed, lower case) can be an id or the start of one: 4+ hex digits and dashes.
+    public static func isIDPrefix(_ key: String) -> Bool {
+        key.count >= 4 && key.allSatisfy { $0.isHexDigit || $0 == "-" }
+    }
+
+    /// The one visit a reference names (`matches` holds at most two), or why there is none.
+    public static func onlyVisit(_ matches: [Visit], reference: String) throws -> Visit {
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw UnknownVisit(reference: reference)
+        default: throw InputError("ambiguous visit id '\(reference.prefix(40))': several visits start with it; type more characters")
         }
     }
 

@@ -89,6 +89,19 @@ public protocol SpotStore: Sendable {
     /// Saves a visit (replacing one with the same id).
     func log(_ visit: Visit) async throws
 
+    /// The visit named by a full id or an unambiguous id prefix of at least 4 characters.
+    /// - Throws: ``UnknownVisit`` when no visit answers to `reference`; `InputError` when several do.
+    func visit(_ reference: String) async throws -> Visit
+
+    /// Finds the visit `reference` names, lets `change` edit it (its id stays) and saves it, in one transaction.
+    /// An error thrown by `change` saves nothing.
+    @discardableResult
+    func updateVisit(_ reference: String, _ change: @Sendable (inout Visit) throws -> Void) async throws -> Visit
+
+    /// Deletes the visit `reference` names and returns it.
+    @discardableResult
+    func removeVisit(_ reference: String) async throws -> Visit
+
     /// Visits in time order (then id); `day` is a local `YYYY-MM-DD` in each visit's own zone, `since` an instant
     /// (inclusive), `spot` a saved spot's id. Filters combine.
     func visits(day: String?, since: Date?, spot: UUID?) async throws -> [Visit]
@@ -194,6 +207,13 @@ public struct SpotFilter: Sendable, Hashable {
 extension UUID {
     /// Lower case: how ids are stored, printed and matched by prefix.
     public var storeKey: String { uuidString.lowercased() }
+}
+
+/// No logged visit answers to a reference: a miss, as ``UnknownSpot`` is for spots.
+public struct UnknownVisit: Error, Sendable, Hashable {
+    public var reference: String
+
+    public init(reference: String) { self.reference = reference }
 }
 
 /// No saved spot answers to a reference: a miss, not a failure. The CLI says how to find the id, the server

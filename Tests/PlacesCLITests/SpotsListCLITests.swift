@@ -24,6 +24,23 @@ import Testing
         #expect(!row.contains("harbour"))
     }
 
+    @Test func filtersByCategoryTagAndRating() throws {
+        let cli = try CLIHarness.fresh()
+        let kiosk = try add(cli, "--at", "60.1700,24.9400", "--name", "Kiosk", "--category", "cafe", "--tag", "harbour", "--rating", "like")
+        let sauna = try add(cli, "--at", "60.1710,24.9410", "--name", "Sauna", "--category", "sauna", "--tag", "harbour",
+                            "--rating", "dislike")
+        let bar = try add(cli, "--at", "60.1720,24.9420", "--name", "Bar", "--category", "bar")
+        func ids(_ filter: String...) throws -> [String] {
+            let result = try cli.run(arguments: ["spots", "list", "--json"] + filter)
+            return try #require(try result.json() as? [[String: Any]], "\(result.stderr)").compactMap { $0["id"] as? String }
+        }
+        #expect(try ids("--category", "cafe") == [kiosk])
+        #expect(try ids("--tag", "harbour") == [kiosk, sauna])
+        #expect(try ids("--rating", "dislike") == [sauna])
+        #expect(try ids("--rating", "none") == [bar])
+        #expect(try ids("--tag", "harbour", "--rating", "like") == [kiosk])
+    }
+
     @Test func sortByAddedAndByVisited() throws {
         let cli = try CLIHarness.fresh()
         let first = try add(cli, "--at", "60.1700,24.9400", "--name", "Aalto café")
@@ -43,6 +60,9 @@ import Testing
         #expect(try order("visited") == [second, first, third])
         let bad = try cli.run("spots", "list", "--sort", "rating")
         #expect(bad.status == 2)
-        #expect(bad.stderr.contains("expected name, recent, added, visited, distance"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("'name', 'recent', 'added', 'visited' or 'distance'"), "\(bad.stderr)")
+        let noPoint = try cli.run("spots", "list", "--sort", "distance")
+        #expect(noPoint.status == 2)
+        #expect(noPoint.stderr.contains("--sort distance needs --at LAT,LON"), "\(noPoint.stderr)")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import PlacesCore
-import SpotStore
+@testable import SpotStore
+import StoreTestSupport
 import Testing
 
 private func id(_ text: String) -> UUID { UUID(uuidString: text)! }
@@ -249,6 +250,51 @@ struct SpotStoreContract {
         #expect(try await store.visits().count == 2)
     }
 
+    @Test("list sorts by when spots were added and when they were last visited", arguments: SpotStoreImplementation.all)
+    func listByAddedAndVisited(_ implementation: SpotStoreImplementation) async throws {
+        let store = try await implementation.make()
+        try await store.add(HelsinkiSpots.all())
+        let byName = try await store.list()
+        // HelsinkiSpots are created a minute apart, Kamppi Chapel first and Temppeliaukio Church last.
+        #expect(try await store.list(SpotFilter(sort: .added)).map(\.name)
+            == ["Temppeliaukio Church", "Market Square", "Helsinki Cathedral", "Ateneum", "Kamppi Chapel"])
+        let (ateneum, market) = (byName[0], byName[3])
+        for (spot, seconds) in [(ateneum, 1_777_630_000.0), (market, 1_777_640_000.0), (ateneum, 1_777_620_000.0)] {
+            try await store.log(Visit(spotID: spot.id, time: Date(timeIntervalSince1970: seconds), timeZone: "Europe/Helsinki",
+                                      coordinate: spot.coordinate))
+        }
+        // Market Square last visited after Ateneum; the never-visited follow in name order.
+        #expect(try await store.list(SpotFilter(sort: .visited)).map(\.name)
+            == ["Market Square", "Ateneum", "Helsinki Cathedral", "Kamppi Chapel", "Temppeliaukio Church"])
+    }
+
+    @Test("a visit keeps its address; it is found by id prefix, edited in place and removed", arguments: SpotStoreImplementation.all)
+    func visitAddressEditAndRemove(_ implementation: SpotStoreImplementation) async throws {
+        let store = try await implementation.make()
+        let ateneum = HelsinkiSpots.all()[1]
+        try await store.add(ateneum)
+        let address = VisitAddress(street: "Kaivokatu", houseNumber: "2", city: "Helsinki", country: "FI")
+        let visit = Visit(spotID: ateneum.id, time: Date(timeIntervalSince1970: 1_777_630_000), timeZone: "Europe/Helsinki",
+                          coordinate: ateneum.coordinate, note: "Schjerfbeck room", address: address)
+        let bare = Visit(time: Date(timeIntervalSince1970: 1_777_640_000), timeZone: "Europe/Helsinki",
+                         coordinate: HelsinkiSpots.marketSquare)
+        try await store.log(visit)
+        try await store.log(bare)
+        #expect(try await store.visits() == [visit, bare])
+        #expect(try await store.visit(String(visit.id.storeKey.prefix(8))) == visit)
+        #expect(try await store.visit(visit.id.storeKey.uppercased()) == visit)
+        let edited = try await store.updateVisit(String(visit.id.storeKey.prefix(6))) { $0.note = "Café"; $0.id = UUID() }
+        #expect(edited.id == visit.id && edited.note == "Café" && edited.address == address)
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) { try await store.updateVisit(visit.id.storeKey) { $0.note = "lost"; throw Refused() } }
+        #expect(try await store.visit(visit.id.storeKey).note == "Café")
+        #expect(try await store.removeVisit(visit.id.storeKey) == edited)
+        #expect(try await store.visits() == [bare])
+        await #expect(throws: UnknownVisit.self) { try await store.visit(visit.id.storeKey) }
+        await #expect(throws: UnknownVisit.self) { try await store.removeVisit("zz") }
+        #expect(try await store.count() == 1)
+    }
+
     @Test("an import merges by id, adds the rest, and brings its visits", arguments: SpotStoreImplementation.all)
     func importMerges(_ implementation: SpotStoreImplementation) async throws {
         let store = try await implementation.make()
@@ -326,5 +372,28 @@ struct SQLiteSpotStoreTests {
         let temp = try TemporarySpotStore()
         let mode = try temp.store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
+    }
+
+    /// A database written before visits had addresses (only the v1 schema, as an older `places` left it) opens, gains
+    /// the address columns, and keeps every spot and visit.
+    @Test func aDatabaseFromBeforeVisitAddressesOpensWithEverythingKept() async throws {
+        let path = temporaryDatabase("old-spots.sqlite")
+        let old = try DatabaseQueue(path: path.path)
+        try SQLiteSpotStore.migrator.migrate(old, upTo: "v1: spots, attachments, visits, spatial index")
+        try await old.write { db in
+            try db.execute(sql: """
+                INSERT INTO spot (id, name, folded_name, lat, lon, created_at, updated_at)
+                VALUES ('0c1e7d5e-5b6a-4c1f-9f39-2f1a3c4d5e6f', 'Ateneum', 'ateneum', 60.17, 24.944, 0, 0);
+                INSERT INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note)
+                VALUES ('1d2e3f40-5b6a-4c1f-9f39-2f1a3c4d5e6f', '0c1e7d5e-5b6a-4c1f-9f39-2f1a3c4d5e6f', 799000000,
+                        'Europe/Helsinki', '2026-04-28', 60.17, 24.944, 'Before addresses');
+                """)
+        }
+        try old.close()
+        let store = try SQLiteSpotStore(path: path)
+        #expect(try await store.list().map(\.name) == ["Ateneum"])
+        let visits = try await store.visits()
+        #expect(visits.map(\.note) == ["Before addresses"] && visits.first?.address == nil)
+        #expect(visits.first?.spotID?.storeKey == "0c1e7d5e-5b6a-4c1f-9f39-2f1a3c4d5e6f")
     }
 }

@@ -71,6 +71,29 @@ public struct VisitJSON: Encodable, Sendable {
     public var lon: Double
     public var note: String?
     public var photoPath: String?
+    /// `{"street","house_number","city","country"}` (each `null` when unknown), or `null` when the visit has none.
+    public var address: AddressJSON?
+
+    /// A visit's reverse-geocoded address.
+    public struct AddressJSON: Encodable, Sendable {
+        public var street: String?
+        public var houseNumber: String?
+        public var city: String?
+        public var country: String?
+
+        enum CodingKeys: String, CodingKey {
+            case street, city, country
+            case houseNumber = "house_number"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(street, forKey: .street)
+            try c.encode(houseNumber, forKey: .houseNumber)
+            try c.encode(city, forKey: .city)
+            try c.encode(country, forKey: .country)
+        }
+    }
 
     public init(_ visit: Visit, spotName: String? = nil) {
         id = visit.id.storeKey
@@ -83,10 +106,13 @@ public struct VisitJSON: Encodable, Sendable {
         lon = visit.coordinate.longitude
         note = visit.note
         photoPath = visit.photoPath
+        address = visit.address.map {
+            AddressJSON(street: $0.street, houseNumber: $0.houseNumber, city: $0.city, country: $0.country)
+        }
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, time, day, lat, lon, note
+        case id, time, day, lat, lon, note, address
         case spotId = "spot_id", spotName = "spot_name", timeZone = "time_zone", photoPath = "photo_path"
     }
 
@@ -102,6 +128,7 @@ public struct VisitJSON: Encodable, Sendable {
         try c.encode(lon, forKey: .lon)
         try c.encode(note, forKey: .note)
         try c.encode(photoPath, forKey: .photoPath)
+        try c.encode(address, forKey: .address)
     }
 }
 

@@ -202,23 +202,81 @@ public struct SpotsService: Sendable {
 
     // MARK: Visits
 
-    /// Logs a visit at a saved spot (its point unless `at` is given) or at a bare point.
-    /// `time` is ISO 8601 text; without it the visit is now, in the spot's zone when its snapshot knows one.
+    /// Logs a visit at a saved spot (its point unless `at` is given) or at a bare point, with the point's street
+    /// address and IANA zone from `app`'s local index when it knows them.
+    ///
+    /// `time` is any ``VisitTime`` form (`now`, `-30m`, `yesterday 19:30`, ISO 8601); a time without an offset is
+    /// read in the place's zone (the index's, else the spot's snapshot's, else this machine's). Without `time` the
+    /// visit is `now`.
     public func log(spot reference: String?, at point: Coordinate?, note: String?, time: String?, photoPath: String? = nil,
-                    now: Date = Date()) async throws -> (visit: Visit, spot: Spot?) {
+                    app: PlacesApplication? = nil, now: Date = Date()) async throws -> (visit: Visit, spot: Spot?) {
         var spot: Spot?
         if let reference { spot = try await store.resolve(reference) }
         guard let coordinate = point ?? spot?.coordinate else {
             throw InputError("say where the visit was: a saved spot or a point")
         }
-        let when: (date: Date, timeZone: String)
-        if let time { when = try SpotTime.parse(time) } else {
-            when = (now, spot?.snapshot?.place.timeZone ?? TimeZone.current.identifier)
-        }
-        let visit = Visit(spotID: spot?.id, time: when.date, timeZone: when.timeZone, coordinate: coordinate, note: note,
-                          photoPath: photoPath)
+        let place = await Self.placeFacts(at: coordinate, app: app)
+        let writtenZone = time.flatMap { try? SpotTime.parse($0).timeZone }
+        let zoneName = place.timeZone ?? spot?.snapshot?.place.timeZone ?? writtenZone ?? TimeZone.current.identifier
+        let zone = TimeZone(identifier: zoneName) ?? .current
+        let date = try time.map { try VisitTime.parse($0, now: now, zone: zone) } ?? now
+        let visit = Visit(spotID: spot?.id, time: date, timeZone: zone.identifier, coordinate: coordinate, note: note,
+                          photoPath: photoPath, address: place.address)
         try await store.log(visit)
         return (visit, spot)
+    }
+
+    /// The street address and IANA zone the local index gives a point; both `nil` without `app` or when it knows
+    /// nothing there (a diary entry is still worth keeping).
+    static func placeFacts(at coordinate: Coordinate, app: PlacesApplication?) async -> (address: VisitAddress?, timeZone: String?) {
+        guard let app, let answer = try? await app.reverse(coordinate) else { return (nil, nil) }
+        let street = answer.nearest?.address
+        let address = VisitAddress(street: street?.street, houseNumber: street?.houseNumber, city: street?.city ?? answer.city,
+                                   country: answer.countryCode ?? street?.countryCode)
+        return (address.isEmpty ? nil : address, answer.timeZone)
+    }
+
+    /// The visit `reference` (its id or 4+ characters of it) names.
+    /// - Throws: ``UnknownVisit`` when none does.
+    public func visit(_ reference: String) async throws -> Visit {
+        try await store.visit(reference)
+    }
+
+    /// What `spots visits edit` may change; `nil` keeps the field. An empty note removes it.
+    public struct VisitChange: Sendable, Hashable {
+        public var time: String?
+        public var note: String?
+        /// A saved spot's reference to move the visit to.
+        public var spot: String?
+
+        public init(time: String? = nil, note: String? = nil, spot: String? = nil) {
+            self.time = time
+            self.note = note
+            self.spot = spot
+        }
+    }
+
+    /// Changes a visit in one transaction: a new time is read in the visit's own zone, as ``log`` reads it.
+    /// - Throws: ``UnknownVisit`` or ``UnknownSpot`` when a reference names nothing; nothing is saved then.
+    @discardableResult
+    public func editVisit(_ reference: String, _ change: VisitChange, now: Date = Date()) async throws -> Visit {
+        var newSpot: Spot?
+        if let reference = change.spot { newSpot = try await store.resolve(reference) }
+        let target = newSpot
+        return try await store.updateVisit(reference) { visit in
+            if let time = change.time {
+                visit.time = try VisitTime.parse(time, now: now, zone: TimeZone(identifier: visit.timeZone) ?? .current)
+            }
+            if let note = change.note { visit.note = note.isEmpty ? nil : note }
+            if let target { visit.spotID = target.id }
+        }
+    }
+
+    /// Deletes a visit and returns it.
+    /// - Throws: ``UnknownVisit`` when `reference` names none.
+    @discardableResult
+    public func removeVisit(_ reference: String) async throws -> Visit {
+        try await store.removeVisit(reference)
     }
 
     /// Visits on a local day (`YYYY-MM-DD`) or since a date (`YYYY-MM-DD`, midnight in this machine's zone, or ISO 8601).

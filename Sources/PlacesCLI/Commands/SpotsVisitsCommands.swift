@@ -145,12 +145,15 @@ struct SpotsLogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log", abstract: "Log a visit or a meal, at a saved spot or at a point.",
         discussion: """
-            The time defaults to now; --time takes ISO 8601 with its zone, which is kept, so the visit is
-            listed under the day it was where it happened.
+            Each visit keeps the street address and the IANA time zone the local index gives its point, so the \
+            diary says where it was and lists it under the day it was there. --time takes now, -30m, -2h, -1d, \
+            yesterday 19:30, today 8:05, 19:30, 2026-05-01 12:30 or ISO 8601; a time without an offset is read \
+            on the place's clock, wherever this computer is.
 
             Examples:
               places spots log --spot 3f2a --note "Lunch: salmon soup"
-              places spots log --at 60.1675,24.9525 --time 2026-05-01T12:30:00+03:00 --note "Market coffee"
+              places spots log --at 60.1675,24.9525 --time "yesterday 19:30" --note "Market coffee"
+              places spots log --spot 3f2a --time -30m
             """)
 
     @Option(help: ArgumentHelp("The saved spot.", valueName: "ID"))
@@ -162,7 +165,7 @@ struct SpotsLogCommand: AsyncParsableCommand {
     @Option(help: "What happened.")
     var note: String?
 
-    @Option(help: ArgumentHelp("When, in ISO 8601 with a zone.", valueName: "ISO8601"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("When: now, -30m, yesterday 19:30, 2026-05-01 12:30 or ISO 8601 (default: now).", valueName: "TIME"))
     var time: String?
 
     @Option(help: ArgumentHelp("A photo to remember it by.", valueName: "PATH"))
@@ -175,23 +178,45 @@ struct SpotsLogCommand: AsyncParsableCommand {
 
     func validate() throws {
         if spot == nil && at == nil { throw ValidationError("say where: --spot ID or --at LAT,LON") }
+        // The clock and zone do not change whether the text is a time: check it before opening anything.
+        if let time { _ = try VisitTime.parse(time, now: Date(), zone: .current) }
     }
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let (visit, spot) = try await state.openSpots().log(spot: spot, at: at, note: note, time: time, photoPath: photo)
+            let app = try state.openApp()
+            let (visit, spot) = try await app.spots.log(spot: spot, at: at, note: note, time: time, photoPath: photo, app: app)
             if json {
                 printData(try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name)))
             } else {
-                print(TerminalText.safe("logged \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(spot?.name ?? "\(visit.coordinate)")"))
+                let place = [spot?.name, visit.address?.formatted].compactMap { $0 }.first { !$0.isEmpty } ?? "\(visit.coordinate)"
+                print(TerminalText.safe("logged \(VisitOutput.shortID(visit))  \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(place)"))
             }
         }
     }
 }
 
+/// `spots visits`: the diary, listed by day (the default), edited or deleted one visit at a time.
 struct SpotsVisitsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "visits", abstract: "Logged visits, grouped by local day.",
+        commandName: "visits", abstract: "Logged visits: list them by local day, edit or delete one.",
+        discussion: """
+            Examples:
+              places spots visits --day 2026-05-01
+              places spots visits edit 7c1d --time "yesterday 20:15" --note "Salmon soup, again"
+              places spots visits rm 7c1d
+            """,
+        subcommands: [SpotsVisitsListCommand.self, SpotsVisitsEditCommand.self, SpotsVisitsRemoveCommand.self],
+        defaultSubcommand: SpotsVisitsListCommand.self)
+}
+
+enum VisitOutput {
+    static func shortID(_ visit: Visit) -> String { String(visit.id.storeKey.prefix(8)) }
+}
+
+struct SpotsVisitsListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Logged visits, grouped by local day, with their address (the default).",
         discussion: """
             Examples:
               places spots visits --day 2026-05-01
@@ -229,10 +254,74 @@ struct SpotsVisitsCommand: AsyncParsableCommand {
                 for visit in dayVisits {
                     let local = SpotTime.format(visit.time, timeZone: visit.timeZone)
                     let clock = String(local.dropFirst(11).prefix(5))
-                    rows.append(["  " + clock, visit.spotID.flatMap { names[$0] } ?? "\(visit.coordinate)", visit.note ?? ""])
+                    rows.append(["  " + clock, visit.spotID.flatMap { names[$0] } ?? "\(visit.coordinate)",
+                                 visit.address?.formatted ?? "", visit.note ?? "", VisitOutput.shortID(visit)])
                 }
                 print(PlaceTable.render(rows: rows), terminator: "")
             }
+        }
+    }
+}
+
+struct SpotsVisitsEditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Change a logged visit's time, note or spot.",
+        discussion: """
+            A new time is read on the visit's own clock, as spots log reads it; --note "" removes the note.
+
+            Examples:
+              places spots visits edit 7c1d --time "yesterday 20:15"
+              places spots visits edit 7c1d --note "Salmon soup, again" --spot 3f2a
+            """)
+
+    @Argument(help: "The visit's id or its first 4+ characters (spots visits lists them).")
+    var id: String
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("When: now, -30m, yesterday 19:30, 2026-05-01 12:30 or ISO 8601.", valueName: "TIME"))
+    var time: String?
+
+    @Option(help: "What happened (empty to remove the note).")
+    var note: String?
+
+    @Option(help: ArgumentHelp("Move the visit to this saved spot.", valueName: "SPOT"))
+    var spot: String?
+
+    @Flag(help: "Print the changed visit as JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func validate() throws {
+        if time == nil && note == nil && spot == nil { throw ValidationError("say what to change: --time, --note or --spot") }
+        if let time { _ = try VisitTime.parse(time, now: Date(), zone: .current) }
+    }
+
+    func run() async throws {
+        try await reportingErrors(verbose: state.verbose) {
+            let service = try state.openSpots()
+            let visit = try await service.editVisit(id, SpotsService.VisitChange(time: time, note: note, spot: spot))
+            let spotName = try await service.spotNames(for: [visit]).values.first
+            if json { printData(try PlacesJSON.encode(VisitJSON(visit, spotName: spotName))) } else {
+                print(TerminalText.safe("changed \(VisitOutput.shortID(visit))  \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(visit.note ?? "")"))
+            }
+        }
+    }
+}
+
+struct SpotsVisitsRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm", abstract: "Delete a logged visit.",
+        discussion: "Example:\n  places spots visits rm 7c1d")
+
+    @Argument(help: "The visit's id or its first 4+ characters (spots visits lists them).")
+    var id: String
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        try await reportingErrors(verbose: state.verbose) {
+            let visit = try await state.openSpots().removeVisit(id)
+            print(TerminalText.safe("deleted \(VisitOutput.shortID(visit))  \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(visit.note ?? "")"))
         }
     }
 }

@@ -28,6 +28,9 @@ func reportingErrors(verbose: Bool = false, _ body: () async throws -> Void) asy
     } catch let miss as UnknownSpot {
         printError("places: \(miss.message)")
         throw ExitCode(2)
+    } catch let miss as UnknownVisit {
+        printError("places: unknown visit '\(miss.reference.prefix(40))': give its id (or the first 4+ characters of it) as printed by `places spots visits`")
+        throw ExitCode(2)
     } catch let error as CleanExit {
         throw error
     } catch {

@@ -99,7 +99,8 @@ public struct ServerApplication: Sendable {
     }
 
     func logVisit(_ request: ServerRequests.VisitLog) async throws -> Data? {
-        let (visit, spot) = try await spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time)
+        let (visit, spot) = try await spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time,
+                                                      app: try? places.get())
         return try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name))
     }
 

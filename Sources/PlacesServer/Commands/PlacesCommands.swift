@@ -211,7 +211,7 @@ enum ServerRequests {
             case "SORT":
                 let text = try arguments.text()
                 guard let sort = SpotFilter.Sort(rawValue: text.lowercased()) else {
-                    throw arguments.usage("invalid SORT '\(text.prefix(40))': expected name, recent or distance")
+                    throw arguments.usage("invalid SORT '\(text.prefix(40))': expected \(SpotFilter.Sort.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 filter.sort = sort
             case "AT": filter.reference = try arguments.coordinate()
