@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PlacesApp
+import PlacesCore
 
 @main
 struct PlacesCommand: AsyncParsableCommand {
@@ -40,8 +41,34 @@ struct PlacesCommand: AsyncParsableCommand {
             }
         } catch {
             if error is ExitCode || exitCode(for: error) == .success { exit(withError: error) }
-            printError("places: \(message(for: error))")
+            let text = message(for: error)
+            let hint = text.contains("nexpected argument") ? subcommandSuggestion(for: Array(CommandLine.arguments.dropFirst())) : nil
+            printError("places: \(hint ?? text)")
             exit(withError: ExitCode(2))
         }
+    }
+
+    /// "Did you mean" for a mistyped subcommand (`places serch`, `places spots lsit`): follows the typed words down
+    /// the command tree, and the first word that names no subcommand where one is expected gets the nearest name
+    /// within two edits. `nil` when there is none, so the parser's own message stands.
+    static func subcommandSuggestion(for arguments: [String]) -> String? {
+        var command: any ParsableCommand.Type = PlacesCommand.self
+        var path = ["places"]
+        for word in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !word.hasPrefix("-"), !subcommands.isEmpty else { return nil }
+            if let next = subcommands.first(where: { $0._commandName == word }) {
+                command = next
+                path.append(word)
+                continue
+            }
+            let nearest = subcommands.compactMap { candidate -> (name: String, distance: Int)? in
+                SearchText.editDistance(word.lowercased(), candidate._commandName, limit: 2).map { (candidate._commandName, $0) }
+            }.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            guard let nearest else { return nil }
+            let parent = path.joined(separator: " ")
+            return "unknown command '\(word.prefix(40))': did you mean `\(parent) \(nearest.name)`? (`\(parent) --help` lists them)"
+        }
+        return nil
     }
 }

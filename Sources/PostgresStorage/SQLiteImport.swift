@@ -63,10 +63,11 @@ public enum SQLiteImport {
             report.spots = try await copySpots(spots, places: places, database)
             report.visits = try await copyRows(visits, database) { row, connection in
                 try await connection.query("""
-                    INSERT INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path)
+                    INSERT INTO visit (id, spot_id, time, time_zone, local_day, lat, lon, note, photo_path, street, house_number, city, country)
                     VALUES (\(try row.get("id", String.self)), \(row.optional("spot_id", String.self)), \(try row.get("time", Double.self)), \(try row.get("time_zone", String.self)),
                             \(try row.get("local_day", String.self)), \(try row.get("lat", Double.self)), \(try row.get("lon", Double.self)), \(row.optional("note", String.self)),
-                            \(row.optional("photo_path", String.self)))
+                            \(row.optional("photo_path", String.self)), \(row.optional("street", String.self)),
+                            \(row.optional("house_number", String.self)), \(row.optional("city", String.self)), \(row.optional("country", String.self)))
                     ON CONFLICT (id) DO NOTHING RETURNING 1
                     """, logger: database.logger).collect().count
             }

@@ -301,7 +301,8 @@ struct EveryCommandCLITests {
         "search", "details", "nearby", "reverse", "suggest", "import", "index", "score", "match", "hours", "providers",
         "lookup", "budget show", "budget set", "cache stats", "cache purge", "cache vacuum", "config init", "config show",
         "spots add", "spots list", "spots show", "spots edit", "spots rm", "spots categories", "spots near",
-        "spots nearest", "spots refresh", "spots log", "spots visits", "spots watch", "spots import", "spots export",
+        "spots nearest", "spots refresh", "spots log", "spots visits list", "spots visits edit",
+        "spots visits rm", "spots watch", "spots import", "spots export",
         "serve", "storage migrate", "data list", "data fetch", "data update",
     ]
 

@@ -11,7 +11,7 @@ import Testing
 
     @Test func theTableShowsTheRatingAndTheNoteTruncated() throws {
         let cli = try CLIHarness.fresh()
-        _ = try add(cli, "--at", "60.1700,24.9400", "--name", "Kiosk", "--rating", "like",
+        _ = try add(cli, "--at", "60.1700,24.9400", "--name", "Kiosk", "--rating", "like", "--category", "ice_cream",
                     "--note", "Cinnamon buns on Tuesdays, and the best view of the harbour")
         let result = try cli.run("spots", "list")
         #expect(result.status == 0, "\(result.stderr)")
@@ -19,6 +19,8 @@ import Testing
         #expect(lines.first?.contains("NOTE") == true, "\(result.stdoutText)")
         let row = try #require(lines.first { $0.contains("Kiosk") })
         #expect(row.contains("like"))
+        // Categories print as words; --json keeps the key.
+        #expect(row.contains("ice cream") && !row.contains("ice_cream"), "\(row)")
         // 23 characters of the note and an ellipsis: 24 columns.
         #expect(row.contains("Cinnamon buns on Tuesda…"), "\(row)")
         #expect(!row.contains("harbour"))

@@ -44,26 +44,23 @@ struct BudgetShowCommand: AsyncParsableCommand {
                 return
             }
             print("budget (days in \(report.timeZone); today \(report.day), month \(report.month))")
-            print(Self.row("", "today", "limit", "left", "month", "limit", "left"))
-            print(Self.row("overall", report.overallToday, report.overallMonth))
+            var rows = [["PROVIDER", "TODAY (CALLS)", "DAY LIMIT", "DAY LEFT", "MONTH (CALLS)", "MONTH LIMIT", "MONTH LEFT"]]
+            rows.append(Self.row("overall", report.overallToday, report.overallMonth))
+            for provider in report.providers { rows.append(Self.row(provider.provider, provider.today, provider.month)) }
+            // Seven money columns: on a narrow terminal the table stacks, one provider per block.
+            print(PlaceTable.render(rows: rows), terminator: "")
             for provider in report.providers {
-                print(Self.row(provider.provider, provider.today, provider.month))
                 for free in provider.freeTier where free.used > 0 {
-                    print("    free tier \(free.sku): \(free.used) of \(free.allowance) calls this month")
+                    print("\(provider.provider) free tier \(free.sku): \(free.used) of \(free.allowance) calls this month")
                 }
             }
         }
     }
 
-    private static func row(_ name: String, _ day: BudgetReport.PeriodFigures, _ month: BudgetReport.PeriodFigures) -> String {
+    private static func row(_ name: String, _ day: BudgetReport.PeriodFigures, _ month: BudgetReport.PeriodFigures) -> [String] {
         func money(_ m: MicroDollars?) -> String { m.map { String(format: "$%.4f", $0.dollars) } ?? "-" }
-        return row(name, money(day.spent) + " (\(day.calls))", money(day.limit), money(day.remaining),
-                   money(month.spent) + " (\(month.calls))", money(month.limit), money(month.remaining))
-    }
-
-    private static func row(_ columns: String...) -> String {
-        columns.enumerated().map { $0.offset == 0 ? $0.element.padding(toLength: 12, withPad: " ", startingAt: 0)
-            : $0.element.padding(toLength: 16, withPad: " ", startingAt: 0) }.joined()
+        return [name, money(day.spent) + " (\(day.calls))", money(day.limit), money(day.remaining),
+                money(month.spent) + " (\(month.calls))", money(month.limit), money(month.remaining)]
     }
 }
 

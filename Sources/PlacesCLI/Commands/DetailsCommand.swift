@@ -62,7 +62,7 @@ enum DetailsText {
         add("rating", place.rating.map { String($0) })
         add("status", place.status?.rawValue)
         add("source", place.attribution)
-        return PlaceTable.render(rows: rows)
+        return PlaceTable.render(rows: rows, header: false)
     }
 }
 
@@ -111,7 +111,7 @@ struct ReverseCommand: AsyncParsableCommand {
             rows.append(["city", [answer.city, answer.region].compactMap { $0 }.joined(separator: ", ")])
             rows.append(["country", answer.countryCode ?? "unknown"])
             rows.append(["time zone", answer.timeZone ?? "unknown"])
-            print(PlaceTable.render(rows: rows), terminator: "")
+            print(PlaceTable.render(rows: rows, header: false), terminator: "")
         }
     }
 }

@@ -67,7 +67,7 @@ enum SpotOutput {
     static func table(_ spots: [Spot], reference: Coordinate? = nil) -> String {
         var rows: [[String]] = [["ID", "NAME", "CATEGORY"] + (reference == nil ? [] : ["DIST", "DIR"]) + ["RATING", "TAGS", "NOTE"]]
         for spot in spots {
-            var row = [shortID(spot), spot.name, spot.category ?? ""]
+            var row = [shortID(spot), spot.name, PlaceTable.words(spot.category ?? "")]
             if let reference {
                 row.append(PlaceTable.formatDistance(GeoMath.distance(reference, spot.coordinate)))
                 row.append(GeoMath.compassPoint(GeoMath.bearing(from: reference, to: spot.coordinate)))
@@ -98,7 +98,7 @@ enum SpotOutput {
         }
         add("created", spot.createdAt.formatted(.iso8601))
         add("updated", spot.updatedAt.formatted(.iso8601))
-        return PlaceTable.render(rows: rows)
+        return PlaceTable.render(rows: rows, header: false)
     }
 
     static func printSpot(_ spot: Spot, json: Bool) throws {

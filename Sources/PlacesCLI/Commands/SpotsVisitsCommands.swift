@@ -218,9 +218,11 @@ struct SpotsVisitsListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "Logged visits, grouped by local day, with their address (the default).",
         discussion: """
+            `places spots visits` alone lists them too.
+
             Examples:
-              places spots visits --day 2026-05-01
-              places spots visits --since 2026-04-01 --json
+              places spots visits list --day 2026-05-01
+              places spots visits list --since 2026-04-01 --json
             """)
 
     @Option(help: ArgumentHelp("Only this local day.", valueName: "YYYY-MM-DD"))
@@ -254,10 +256,13 @@ struct SpotsVisitsListCommand: AsyncParsableCommand {
                 for visit in dayVisits {
                     let local = SpotTime.format(visit.time, timeZone: visit.timeZone)
                     let clock = String(local.dropFirst(11).prefix(5))
-                    rows.append(["  " + clock, visit.spotID.flatMap { names[$0] } ?? "\(visit.coordinate)",
-                                 visit.address?.formatted ?? "", visit.note ?? "", VisitOutput.shortID(visit)])
+                    // Where: the spot's name and its address, or the address alone, or the bare point.
+                    let spotName = visit.spotID.flatMap { names[$0] }
+                    let address = visit.address?.formatted
+                    rows.append(["  " + clock, spotName ?? address ?? "\(visit.coordinate)", spotName == nil ? "" : address ?? "",
+                                 visit.note ?? "", VisitOutput.shortID(visit)])
                 }
-                print(PlaceTable.render(rows: rows), terminator: "")
+                print(PlaceTable.render(rows: rows, header: false), terminator: "")
             }
         }
     }
