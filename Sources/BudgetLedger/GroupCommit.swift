@@ -2,6 +2,12 @@ import Foundation
 import PlacesCore
 import Synchronization
 
+/// How many writes one ledger transaction takes by default: enough for every request of a busy instance (the
+/// server's clients, a bench's 50 tasks) to share one commit, small enough that one statement stays short.
+public enum GroupCommitQueueLimit {
+    public static let `default` = 256
+}
+
 /// Who is in the next batch: the pure bookkeeping of application-level group commit, no I/O.
 ///
 /// A ledger pays one durable commit per transaction, under a lock that serialises every reservation. Requests that
@@ -83,7 +89,7 @@ package final class GroupCommitter<Request: Sendable, Response: Sendable>: Senda
     private let queue: Mutex<GroupCommitQueue<Waiter>>
     private let commit: @Sendable ([Request]) async throws -> [Response]
 
-    package init(maximumBatch: Int = 256, commit: @escaping @Sendable ([Request]) async throws -> [Response]) {
+    package init(maximumBatch: Int = GroupCommitQueueLimit.default, commit: @escaping @Sendable ([Request]) async throws -> [Response]) {
         queue = Mutex(GroupCommitQueue(maximumBatch: maximumBatch))
         self.commit = commit
     }
@@ -124,4 +130,43 @@ package enum LedgerWrite: Sendable {
     case reserve(provider: String, quote: PriceQuote, day: String, month: String, time: Date)
     case settle(chargeID: Int64)
     case refund(chargeID: Int64)
+}
+
+/// The write side both ledgers share: a free call is granted here without touching the store (id 0, which settle
+/// and refund ignore); every other reserve, settle and refund goes to group commit, stamped with the ledger's clock
+/// and the policy's day and month when it was asked.
+package struct GroupCommittedWrites: Sendable {
+    private let committer: GroupCommitter<LedgerWrite, ReservationOutcome?>
+    private let policy: BudgetPolicy
+    private let clock: @Sendable () -> Date
+
+    /// - Parameter commit: runs one batch as one transaction: each `.reserve`'s outcome in its place, nil for the others.
+    package init(policy: BudgetPolicy, clock: @escaping @Sendable () -> Date, maximumBatch: Int,
+                 commit: @escaping @Sendable ([LedgerWrite]) async throws -> [ReservationOutcome?]) {
+        committer = GroupCommitter(maximumBatch: maximumBatch, commit: commit)
+        self.policy = policy
+        self.clock = clock
+    }
+
+    package func reserve(provider: String, quote: PriceQuote) async throws -> ReservationOutcome {
+        guard quote.cost > .zero else {
+            return .granted(Reservation(id: 0, provider: provider, sku: quote.sku, cost: .zero, listPrice: .zero))
+        }
+        let now = clock()
+        let (day, month) = policy.periodKeys(for: now)
+        guard let outcome = try await committer.submit(.reserve(provider: provider, quote: quote, day: day, month: month, time: now)) else {
+            throw GroupCommitMismatch(requests: 1, results: 0)
+        }
+        return outcome
+    }
+
+    package func settle(_ reservation: Reservation) async throws {
+        guard reservation.id > 0 else { return }
+        _ = try await committer.submit(.settle(chargeID: reservation.id))
+    }
+
+    package func refund(_ reservation: Reservation) async throws {
+        guard reservation.id > 0 else { return }
+        _ = try await committer.submit(.refund(chargeID: reservation.id))
+    }
 }

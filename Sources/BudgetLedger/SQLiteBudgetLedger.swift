@@ -15,9 +15,12 @@ public final class SQLiteBudgetLedger: BudgetLedger {
     /// Reserves, settles and refunds coalesce (``GroupCommitter``): concurrent writes from this process share one
     /// `BEGIN IMMEDIATE` transaction, decided in arrival order, so the write lock is taken and the file synced once
     /// per batch instead of once per call.
-    private let writes: GroupCommitter<LedgerWrite, ReservationOutcome?>
+    private let writes: GroupCommittedWrites
 
-    public init(path: URL, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    /// - Parameter maximumBatch: the most writes one transaction takes (``GroupCommitQueue/maximumBatch``); 1 turns
+    ///   group commit off (one transaction per call), which is what `places-bench postgres` compares against.
+    public init(path: URL, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() },
+                maximumBatch: Int = GroupCommitQueueLimit.default) throws {
         self.path = path
         self.policy = policy
         self.clock = clock
@@ -26,7 +29,9 @@ public final class SQLiteBudgetLedger: BudgetLedger {
         config.busyMode = .timeout(30)
         let pool = try StoreDatabase.open(name: "budget ledger", path: path, configuration: config, migrator: Self.migrator)
         self.pool = pool
-        writes = GroupCommitter { [policy] batch in try await Self.commit(batch, pool: pool, policy: policy) }
+        writes = GroupCommittedWrites(policy: policy, clock: clock, maximumBatch: maximumBatch) { [policy] batch in
+            try await Self.commit(batch, pool: pool, policy: policy)
+        }
     }
 
     private static var migrator: DatabaseMigrator {
@@ -60,26 +65,12 @@ public final class SQLiteBudgetLedger: BudgetLedger {
     // MARK: Reserve, settle, refund
 
     public func reserve(provider: String, quote: PriceQuote) async throws -> ReservationOutcome {
-        guard quote.cost > .zero else {
-            return .granted(Reservation(id: 0, provider: provider, sku: quote.sku, cost: .zero, listPrice: .zero))
-        }
-        let now = clock()
-        let (day, month) = policy.periodKeys(for: now)
-        guard let outcome = try await writes.submit(.reserve(provider: provider, quote: quote, day: day, month: month, time: now)) else {
-            throw GroupCommitMismatch(requests: 1, results: 0)
-        }
-        return outcome
+        try await writes.reserve(provider: provider, quote: quote)
     }
 
-    public func settle(_ reservation: Reservation) async throws {
-        guard reservation.id > 0 else { return }
-        _ = try await writes.submit(.settle(chargeID: reservation.id))
-    }
+    public func settle(_ reservation: Reservation) async throws { try await writes.settle(reservation) }
 
-    public func refund(_ reservation: Reservation) async throws {
-        guard reservation.id > 0 else { return }
-        _ = try await writes.submit(.refund(chargeID: reservation.id))
-    }
+    public func refund(_ reservation: Reservation) async throws { try await writes.refund(reservation) }
 
     /// Runs one batch in one transaction; a reservation's answer for each `.reserve`, nil for the others.
     private static func commit(_ batch: [LedgerWrite], pool: DatabasePool, policy: BudgetPolicy) async throws -> [ReservationOutcome?] {

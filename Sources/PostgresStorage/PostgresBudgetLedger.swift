@@ -18,16 +18,19 @@ public final class PostgresBudgetLedger: BudgetLedger {
     private let clock: @Sendable () -> Date
     /// Group commit: concurrent reserves, settles and refunds of this process share one `places_ledger_batch` call,
     /// i.e. one round trip, one take of the budget lock and one durable commit, decided in arrival order.
-    private let writes: GroupCommitter<LedgerWrite, ReservationOutcome?>
+    private let writes: GroupCommittedWrites
 
     /// Names "the budget ledger" among advisory locks: every reservation and refund takes it for its transaction.
     static let lockKey: Int64 = 0x706C_6163_6573_4231  // "placesB1"
 
-    public init(database: SharedDatabase, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter maximumBatch: the most writes one `places_ledger_batch` call takes; 1 turns group commit off (one
+    ///   call and one commit per write), which is what `places-bench postgres` compares against.
+    public init(database: SharedDatabase, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() },
+                maximumBatch: Int = GroupCommitQueueLimit.default) {
         self.database = database
         self.policy = policy
         self.clock = clock
-        writes = GroupCommitter { batch in try await Self.commit(batch, database: database, policy: policy) }
+        writes = GroupCommittedWrites(policy: policy, clock: clock, maximumBatch: maximumBatch) { batch in try await Self.commit(batch, database: database, policy: policy) }
     }
 
     /// `places_ledger_batch(…)`, prepared once per connection: a batch of writes, one array element each.
@@ -128,28 +131,14 @@ public final class PostgresBudgetLedger: BudgetLedger {
     /// Reserves the price of one call, or says which limit forbids it. Free calls (price zero) are granted without
     /// touching the database.
     public func reserve(provider: String, quote: PriceQuote) async throws -> ReservationOutcome {
-        guard quote.cost > .zero else {
-            return .granted(Reservation(id: 0, provider: provider, sku: quote.sku, cost: .zero, listPrice: .zero))
-        }
-        let now = clock()
-        let (day, month) = policy.periodKeys(for: now)
-        guard let outcome = try await writes.submit(.reserve(provider: provider, quote: quote, day: day, month: month, time: now)) else {
-            throw PostgresStatementError(sqlState: nil, message: "places_ledger_batch gave no answer for a reservation")
-        }
-        return outcome
+        try await writes.reserve(provider: provider, quote: quote)
     }
 
     /// The call was answered: the charge stays.
-    public func settle(_ reservation: Reservation) async throws {
-        guard reservation.id > 0 else { return }
-        _ = try await writes.submit(.settle(chargeID: reservation.id))
-    }
+    public func settle(_ reservation: Reservation) async throws { try await writes.settle(reservation) }
 
     /// The call failed and the provider does not bill failures: the money (and the free-tier call) comes back.
-    public func refund(_ reservation: Reservation) async throws {
-        guard reservation.id > 0 else { return }
-        _ = try await writes.submit(.refund(chargeID: reservation.id))
-    }
+    public func refund(_ reservation: Reservation) async throws { try await writes.refund(reservation) }
 
     /// Refunds reservations older than `age` that were never settled or refunded: their call cannot still be
     /// running (the provider timeout is shorter), so the process that made them died in between.
