@@ -201,6 +201,7 @@ let package = Package(
             name: "PlacesAppTests",
             dependencies: ["ScratchDirectory",
                 "PlacesApp", "PlacesConfig", "PlacesPipeline", "BudgetLedger", "LookupCache", "FakeUpstream",
+                "LocalProvider", "PlaceIndex", "PlacesHours",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(

@@ -65,7 +65,7 @@ public struct PlaceJSON: Encodable, Sendable {
             ? nil : Dictionary(uniqueKeysWithValues: place.provenance.map { ($0.key.rawValue, $0.value) })
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, lat, lon, category, categories
         case formattedAddress = "formatted_address"
         case address, phone, website, brand
@@ -120,6 +120,115 @@ public struct PlaceJSON: Encodable, Sendable {
     }
 }
 
+extension PlaceJSON {
+    /// The keys in the order the JSON lists them (sorted), worked out once from the `CodingKeys`.
+    static let keysInWriteOrder = CodingKeys.allCases.sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) }
+
+    /// Writes the place as one JSON object, the bytes ``encode(to:)`` gives through ``PlacesJSON/encoder(pretty:)``.
+    public func write(into writer: inout JSONWriter) {
+        writer.beginObject()
+        for key in Self.keysInWriteOrder { write(key, into: &writer) }
+        writer.endObject()
+    }
+
+    /// Writes one key and its value, or nothing for an optional key without a value (as ``encode(to:)``
+    /// leaves it out); a key ``encode(to:)`` always writes is written as `null` when unknown.
+    func write(_ key: CodingKeys, into writer: inout JSONWriter) {
+        switch key {
+        case .id: writer.key(key.rawValue); writer.value(id)
+        case .name: writer.key(key.rawValue); writer.value(name)
+        case .lat: writer.key(key.rawValue); writer.value(lat)
+        case .lon: writer.key(key.rawValue); writer.value(lon)
+        case .category: writer.key(key.rawValue); writer.value(category)
+        case .categories: writer.key(key.rawValue); writer.value(categories)
+        case .formattedAddress: writer.key(key.rawValue); writer.value(formattedAddress)
+        case .address:
+            guard let address else { return }
+            writer.key(key.rawValue); writer.write(address)
+        case .phone: writer.key(key.rawValue); writer.value(phone)
+        case .website: writer.key(key.rawValue); writer.value(website)
+        case .brand:
+            guard let brand else { return }
+            writer.key(key.rawValue); writer.value(brand)
+        case .openingHours: writer.key(key.rawValue); writer.value(openingHours)
+        case .hours:
+            writer.key(key.rawValue)
+            if let hours { writer.write(hours.hours) } else { writer.null() }
+        case .openNow: writer.key(key.rawValue); writer.value(hours?.openNow)
+        case .nextChange:
+            writer.key(key.rawValue)
+            if let change = hours?.nextChange { writer.write(change) } else { writer.null() }
+        case .hoursCaveats:
+            guard let caveats = hours?.caveats, !caveats.isEmpty else { return }
+            writer.key(key.rawValue); writer.value(caveats)
+        case .timeZone:
+            guard let timeZone else { return }
+            writer.key(key.rawValue); writer.value(timeZone)
+        case .rating:
+            guard let rating else { return }
+            writer.key(key.rawValue); writer.value(rating)
+        case .ratingCount:
+            guard let ratingCount else { return }
+            writer.key(key.rawValue); writer.value(ratingCount)
+        case .status:
+            guard let status else { return }
+            writer.key(key.rawValue); writer.value(status.rawValue)
+        case .source: writer.key(key.rawValue); writer.value(source)
+        case .attribution:
+            guard let attribution else { return }
+            writer.key(key.rawValue); writer.value(attribution)
+        case .distanceM:
+            guard let distanceM else { return }
+            writer.key(key.rawValue); writer.value(distanceM)
+        case .bearing:
+            guard let bearing else { return }
+            writer.key(key.rawValue); writer.value(bearing)
+        case .alternateIds:
+            guard let alternateIds else { return }
+            writer.key(key.rawValue); writer.value(alternateIds)
+        case .provenance:
+            guard let provenance else { return }
+            writer.key(key.rawValue); writer.write(provenance)
+        case .matchedName:
+            guard let matchedName else { return }
+            writer.key(key.rawValue); writer.value(matchedName)
+        case .fuzzy:
+            guard let fuzzy else { return }
+            writer.key(key.rawValue); writer.value(fuzzy)
+        }
+    }
+}
+
+extension JSONWriter {
+    /// A `PostalAddress` as its synthesized `Encodable` writes it: known parts only, keys in snake case.
+    mutating func write(_ address: PostalAddress) {
+        beginObject()
+        if let city = address.city { key("city"); value(city) }
+        if let countryCode = address.countryCode { key("country_code"); value(countryCode) }
+        if let district = address.district { key("district"); value(district) }
+        if let houseNumber = address.houseNumber { key("house_number"); value(houseNumber) }
+        if let postcode = address.postcode { key("postcode"); value(postcode) }
+        if let region = address.region { key("region"); value(region) }
+        if let street = address.street { key("street"); value(street) }
+        if let unit = address.unit { key("unit"); value(unit) }
+        endObject()
+    }
+
+    /// Where each field came from: `{"phone": {"fetched_at": "…Z", "provider": "google"}}`, keys sorted.
+    mutating func write(_ provenance: [String: FieldSource]) {
+        beginObject()
+        for field in provenance.keys.sorted() {
+            guard let source = provenance[field] else { continue }
+            key(field)
+            beginObject()
+            key("fetched_at"); value(source.fetchedAt)
+            key("provider"); value(source.provider)
+            endObject()
+        }
+        endObject()
+    }
+}
+
 /// The one JSON encoder configuration for everything `places` prints or serves.
 public enum PlacesJSON {
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
@@ -135,19 +244,38 @@ public enum PlacesJSON {
     }
 
     public static func places(_ places: [Place], reference: Coordinate? = nil, pretty: Bool = false) throws -> Data {
-        try encode(places.map { PlaceJSON($0, reference: reference) }, pretty: pretty)
+        var writer = JSONWriter(pretty: pretty, capacity: 256 + places.count * 1_024)
+        writer.beginArray()
+        for place in places { PlaceJSON(place, reference: reference).write(into: &writer) }
+        writer.endArray()
+        return writer.data
     }
 
     /// A GeoJSON FeatureCollection (RFC 7946): coordinates are `[lon, lat]`; the properties are the JSON shape.
     public static func geoJSON(_ places: [Place], reference: Coordinate? = nil, pretty: Bool = false) throws -> Data {
-        struct Geometry: Encodable { let type = "Point"; let coordinates: [Double] }
-        struct Feature: Encodable { let type = "Feature"; let id: String; let geometry: Geometry; let properties: PlaceJSON }
-        struct Collection: Encodable { let type = "FeatureCollection"; let features: [Feature] }
-        let features = places.map {
-            Feature(id: $0.id.description,
-                    geometry: Geometry(coordinates: [$0.coordinate.longitude, $0.coordinate.latitude]),
-                    properties: PlaceJSON($0, reference: reference))
+        var writer = JSONWriter(pretty: pretty, capacity: 256 + places.count * 1_200)
+        writer.beginObject()
+        writer.key("features")
+        writer.beginArray()
+        for place in places {
+            writer.beginObject()
+            writer.key("geometry")
+            writer.beginObject()
+            writer.key("coordinates")
+            writer.beginArray()
+            writer.value(place.coordinate.longitude)
+            writer.value(place.coordinate.latitude)
+            writer.endArray()
+            writer.key("type"); writer.value("Point")
+            writer.endObject()
+            writer.key("id"); writer.value(place.id.description)
+            writer.key("properties"); PlaceJSON(place, reference: reference).write(into: &writer)
+            writer.key("type"); writer.value("Feature")
+            writer.endObject()
         }
-        return try encode(Collection(features: features), pretty: pretty)
+        writer.endArray()
+        writer.key("type"); writer.value("FeatureCollection")
+        writer.endObject()
+        return writer.data
     }
 }

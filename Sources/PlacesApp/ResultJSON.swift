@@ -66,18 +66,57 @@ public struct SuggestionJSON: Encodable, Sendable {
     }
 }
 
+extension ReverseJSON {
+    public func write(into writer: inout JSONWriter) {
+        writer.beginObject()
+        if let attribution { writer.key("attribution"); writer.value(attribution) }
+        writer.key("city"); writer.value(city)
+        writer.key("city_id"); writer.value(cityId)
+        writer.key("country"); writer.value(country)
+        writer.key("lat"); writer.value(lat)
+        writer.key("lon"); writer.value(lon)
+        writer.key("nearest")
+        if let nearest { nearest.write(into: &writer) } else { writer.null() }
+        writer.key("nearest_distance_m"); writer.value(nearestDistanceM)
+        writer.key("region"); writer.value(region)
+        writer.key("time_zone"); writer.value(timeZone)
+        writer.endObject()
+    }
+}
+
+extension SuggestionJSON {
+    /// Unknown parts are left out, as the synthesized `Encodable` does.
+    public func write(into writer: inout JSONWriter) {
+        writer.beginObject()
+        if let id { writer.key("id"); writer.value(id) }
+        if let lat { writer.key("lat"); writer.value(lat) }
+        if let lon { writer.key("lon"); writer.value(lon) }
+        if let secondaryText { writer.key("secondary_text"); writer.value(secondaryText) }
+        writer.key("text"); writer.value(text)
+        writer.endObject()
+    }
+}
+
 extension PlacesJSON {
     public static func place(
         _ place: Place, reference: Coordinate? = nil, at moment: Date = Date(), pretty: Bool = false
     ) throws -> Data {
-        try encode(PlaceJSON(place, reference: reference, at: moment), pretty: pretty)
+        var writer = JSONWriter(pretty: pretty)
+        PlaceJSON(place, reference: reference, at: moment).write(into: &writer)
+        return writer.data
     }
 
     public static func reverse(_ answer: ReverseGeocode, pretty: Bool = false) throws -> Data {
-        try encode(ReverseJSON(answer), pretty: pretty)
+        var writer = JSONWriter(pretty: pretty)
+        ReverseJSON(answer).write(into: &writer)
+        return writer.data
     }
 
     public static func suggestions(_ suggestions: [Suggestion], pretty: Bool = false) throws -> Data {
-        try encode(suggestions.map(SuggestionJSON.init), pretty: pretty)
+        var writer = JSONWriter(pretty: pretty)
+        writer.beginArray()
+        for suggestion in suggestions { SuggestionJSON(suggestion).write(into: &writer) }
+        writer.endArray()
+        return writer.data
     }
 }

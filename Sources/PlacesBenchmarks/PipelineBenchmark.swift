@@ -30,8 +30,9 @@ import PlacesPipeline
 /// (the slips below, from the misspelling literature), not the way the matcher forgives them, and nothing
 /// in the matcher was tuned to this generator's typo model.
 ///
-/// The world is `places` businesses in central Helsinki, in families that share a distinctive word and
-/// stand 5–40 m apart ("Kalmari Grill", "Kalmari Pizzeria", "Kalmari Books"). Each lookup is one person
+/// The world is `places` businesses in central Helsinki. Some come in families that share a distinctive word
+/// and stand 5–40 m apart ("Kalmari Grill", "Kalmari Pizzeria"), some have a namesake 60–150 m away, as often
+/// as in the real Helsinki extract (``FamilyRates``). Each lookup is one person
 /// asking for one place (Zipf popularity, s = 1) from 0–60 m away, typing its name as people do: exact,
 /// lower case without accents, with one typo (a swapped, dropped, doubled or changed letter anywhere in
 /// the distinctive word), with the kind word in Finnish ("Kalmari Grilli"), without the kind word, only
@@ -60,6 +61,11 @@ enum PipelineBenchmark {
             let world = PipelineBenchWorld(placeCount: placeCount, cheapShare: share)
             let workload = world.workload(lookups: lookups, exponent: 1.0)
             print("\(label).places_known_to_cheap \(world.cheapKnows.filter { $0 }.count) count")
+            let rates = world.familyRates()
+            print(String(format: "%@.world.sibling_60m_share %.3f (Helsinki extract %.3f)", label, rates.sibling60m,
+                         FamilyRates.measuredSibling60m))
+            print(String(format: "%@.world.bare_name_unique_150m_share %.3f (Helsinki extract %.3f)", label,
+                         rates.bareNameUnique150m, FamilyRates.measuredBareNameUnique150m))
             print("\(label).distinct_places_asked \(Set(workload.map(\.truth)).count) count")
             // Typed without the kind word while other places share the word ("Kalmari" for one of Kalmari Grill
             // and Kalmari Pizzeria): a question no source can settle, which the oracle still counts as free.
@@ -335,6 +341,21 @@ struct PipelineBenchLookup: Sendable {
     var ambiguousToCheap: Bool
 }
 
+/// How often a generated place has namesakes, from the real Helsinki extract (`bash bench/decoy_rates.sh`, which
+/// runs `bench/decoy_rates.py` over the index `places` builds from the repository's copy): 141 of 1,436 named
+/// POIs (9.8 %) have another POI within 60 m whose name shares a distinctive word with theirs, and a distinctive
+/// word typed alone fits exactly one POI within 150 m for 256 of 317 names with a kind word (80.8 %). Families of
+/// two and three near siblings keep their old 2 : 1 ratio; a namesake 60–150 m away brings the share that
+/// fit one place within 150 m to the measured one. `places-bench pipeline` prints the rates it generated
+/// (`world.sibling_60m_share`, `world.bare_name_unique_150m_share`) beside the measured ones.
+enum FamilyRates {
+    static let twoNear = 0.0297
+    static let threeNear = 0.0148
+    static let farNamesake = 0.06
+    static let measuredSibling60m = 141.0 / 1_436
+    static let measuredBareNameUnique150m = 256.0 / 317
+}
+
 /// Generated businesses with known identities, so every accepted answer can be checked against the truth.
 struct PipelineBenchWorld: Sendable {
     struct Kind: Sendable {
@@ -383,14 +404,18 @@ struct PipelineBenchWorld: Sendable {
                 stem = stem.prefix(1).uppercased() + stem.dropFirst()
             } while usedStems.contains(stem)
             usedStems.insert(stem)
-            // A family of one to three businesses sharing the word, 5–40 m apart.
+            // A family of businesses sharing the word: near siblings 5–40 m apart, and sometimes a namesake
+            // 60–150 m away, as often as in the real extract (see ``FamilyRates``).
             let anchor = Coordinate(latitude: 60.155 + generator.unit() * 0.03, longitude: 24.90 + generator.unit() * 0.08)
-            let size = [1, 1, 1, 2, 2, 3][Int(generator.next() % 6)]
+            let roll = generator.unit()
+            let near = roll < FamilyRates.threeNear ? 3 : roll < FamilyRates.threeNear + FamilyRates.twoNear ? 2 : 1
+            let far = generator.unit() < FamilyRates.farNamesake ? 1 : 0
             var kindsLeft = Array(Self.kinds.indices)
-            for member in 0..<size where places.count < placeCount {
+            for member in 0..<(near + far) where places.count < placeCount {
                 let kind = kindsLeft.remove(at: Int(generator.next() % UInt64(kindsLeft.count)))
                 let word = Self.kinds[kind].word
-                let coordinate = member == 0 ? anchor : Self.move(anchor, metres: 5 + generator.unit() * 35, generator: &generator)
+                let metres = member == 0 ? 0 : member < near ? 5 + generator.unit() * 35 : 60 + generator.unit() * 90
+                let coordinate = member == 0 ? anchor : Self.move(anchor, metres: metres, generator: &generator)
                 let i = places.count
                 places.append(Place(id: PlaceID(provider: "truth", nativeID: String(i)), name: word.isEmpty ? stem : "\(stem) \(word)",
                                     coordinate: coordinate, address: PostalAddress(city: "Helsinki", countryCode: "FI"),
@@ -431,6 +456,22 @@ struct PipelineBenchWorld: Sendable {
     /// The generated place an answer really is.
     func truth(of place: Place) -> Int {
         Int(place.id.nativeID.split(separator: "-").last ?? "") ?? -1
+    }
+
+    /// The generated counterparts of ``FamilyRates``' measured rates, by the same definitions as
+    /// `bench/decoy_rates.py`: another place within 60 m sharing the distinctive word under another name; the
+    /// distinctive word of a name with a kind word, typed alone, fitting only that place within 150 m.
+    func familyRates() -> (sibling60m: Double, bareNameUnique150m: Double) {
+        var sibling = 0, withKind = 0, unique = 0
+        for i in places.indices {
+            let near = around(places[i].coordinate).filter { $0 != i && stems[$0] == stems[i] }
+                .map { GeoMath.distance(places[i].coordinate, places[$0].coordinate) }
+            if near.contains(where: { $0 <= 60 }) { sibling += 1 }
+            guard !Self.kinds[kindOf[i]].word.isEmpty else { continue }
+            withKind += 1
+            if !near.contains(where: { $0 <= Self.fitDistance }) { unique += 1 }
+        }
+        return (Double(sibling) / Double(max(1, places.count)), Double(unique) / Double(max(1, withKind)))
     }
 
     /// How far from the user a place may be to fit a question.

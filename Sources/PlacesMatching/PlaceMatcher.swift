@@ -253,7 +253,11 @@ public struct PlaceMatcher: Sendable {
     // MARK: Evidence
 
     enum Comparison { case unknown, equal, different }
-    enum Limit { case none, chainBranch, tooFar, tooFarDespiteIdentity, nameOnly, kindDisagrees, differentKind, otherCountry }
+    enum Limit {
+        case none, chainBranch, tooFar, tooFarDespiteIdentity, nameOnly, kindDisagrees, differentKind, otherCountry
+        /// One name adds a kind word no category explains, and only distance ties the two.
+        case kindUnexplained
+    }
 
     struct Evidence {
         var name = 0.0
@@ -273,6 +277,9 @@ public struct PlaceMatcher: Sendable {
         var categoryConflict = false
         /// One name's generic word names a kind of place the other's category is not ("Nordea Bar" / the bank "Nordea").
         var kindWordConflict = false
+        /// One name adds a kind word ("Ateneum Bistro" / "Ateneum") and no category on either side says that
+        /// kind: a venue in or beside the other place as often as the same place.
+        var kindUnexplained = false
         /// Equal phone and street address made a contained or word-sharing name a match.
         var sharedIdentity = false
         /// An exact name no other candidate shares, judged with the wider distance tolerance.
@@ -366,6 +373,7 @@ public struct PlaceMatcher: Sendable {
         if a.kindClasses != b.kindClasses {
             e.kindWordConflict = Self.extraWordNamesOtherKind(a, b, samePhone: e.phone == .equal)
                 || Self.extraWordNamesOtherKind(b, a, samePhone: e.phone == .equal)
+            e.kindUnexplained = Self.kindWordUnexplained(a, b) || Self.kindWordUnexplained(b, a)
         }
 
         var s = e.name
@@ -428,10 +436,13 @@ public struct PlaceMatcher: Sendable {
         if e.limit == .none
             && (e.categoryConflict || e.kindWordConflict || e.familyConflict || (e.genericConflict && !identity)) {
             e.limit = .kindDisagrees
+        } else if e.limit == .none && e.kindUnexplained && !identity {
+            e.limit = .kindUnexplained
         }
         switch e.limit {
         case .none: break
-        case .chainBranch, .tooFarDespiteIdentity, .nameOnly, .kindDisagrees: s = min(s, below(thresholds.accept))
+        case .chainBranch, .tooFarDespiteIdentity, .nameOnly, .kindDisagrees, .kindUnexplained:
+            s = min(s, below(thresholds.accept))
         case .tooFar, .differentKind, .otherCountry: s = min(s, below(thresholds.review))
         }
         e.score = s
@@ -465,6 +476,19 @@ public struct PlaceMatcher: Sendable {
         let extraFamilies = PreparedRecord.families(ofClasses: extra)
         if extraFamilies != 0 && extraFamilies & family.bit == 0 { return true }
         return !samePhone && other.categoryClass != 0 && extra & other.categoryClass == 0
+    }
+
+    /// `named` adds a kind word to a name that has none ("Ateneum Bistro" / "Ateneum"), and neither record's
+    /// category says that kind: the bare name may be the museum the bistro is in, or a decoy beside it.
+    /// A category that agrees explains the word ("Maya Bar & Grill", a bar, is the "Maya" asked for); one
+    /// that disagrees is ``extraWordNamesOtherKind(_:_:samePhone:)``'s case.
+    static func kindWordUnexplained(_ named: PreparedRecord, _ other: PreparedRecord) -> Bool {
+        guard other.kindClasses == 0, named.kindClasses != 0, other.categoryKey == 0 else { return false }
+        if named.categoryClass & named.kindClasses != 0 { return false }
+        if let family = named.categoryFamily, PreparedRecord.families(ofClasses: named.kindClasses) & family.bit != 0 {
+            return false
+        }
+        return true
     }
 
     /// A score a visible step short of `threshold` (0.79 under 0.8), so a capped score reads as capped.
@@ -554,6 +578,8 @@ public struct PlaceMatcher: Sendable {
             add(.location, .limits, "only the name agrees: no distance, equal phone or equal address corroborates it")
         case .kindDisagrees:
             add(.category, .limits, "the names or categories say different kinds of place")
+        case .kindUnexplained:
+            add(.name, .limits, "one name adds a kind of place no category explains, and only distance agrees: possibly a venue in or beside the other")
         case .differentKind:
             add(.category, .limits, "a city, region or country cannot be a place with a street address, phone or venue category")
         case .otherCountry:

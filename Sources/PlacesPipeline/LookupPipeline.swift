@@ -53,6 +53,8 @@ public final class LookupPipeline: Sendable {
     public let policy: LookupPolicy
     private let clock: @Sendable () -> Date
     private let flights = SingleFlight<LookupOutcome>()
+    /// Decoded cache-hit payloads, so a repeated hit skips `JSONDecoder` (see ``DecodedPayloadMemo``).
+    private let decodedHits = DecodedPayloadMemo<CachedLookup>()
 
     /// - Parameter ledger: when given, each provider not already metered is wrapped in a ``MeteredProvider``
     ///   on it (tests and benchmarks build providers by hand; the application's providers come metered).
@@ -90,8 +92,9 @@ public final class LookupPipeline: Sendable {
 
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
         // Fast path: a fresh hit needs neither the single-flight table nor a task.
-        if let cache, let entry = try await cache.entry(for: cacheKey(request)), let hit = hitOutcome(entry) {
-            return hit
+        if let cache {
+            let key = cacheKey(request)
+            if let entry = try await cache.entry(for: key), let hit = hitOutcome(entry, key: key) { return hit }
         }
         let flightKey = cacheKey(request) + "|max=\(request.maxCost?.value ?? -1)|offline=\(request.offline)"
         let (outcome, leader) = try await flights.run(flightKey) { [self] in
@@ -132,7 +135,7 @@ public final class LookupPipeline: Sendable {
 
         // Checked again inside the flight: an identical lookup may have just stored the answer.
         if let cache, let entry = try await cache.entry(for: key) {
-            if let hit = hitOutcome(entry) { return hit }
+            if let hit = hitOutcome(entry, key: key) { return hit }
             staleEntry = entry
             steps.append(LookupStep(.cache, "expired \(iso(entry.expiresAt)); kept for stale-if-error"))
         } else {
@@ -270,9 +273,13 @@ public final class LookupPipeline: Sendable {
         return outcome
     }
 
-    private func hitOutcome(_ entry: CachedEntry) -> LookupOutcome? {
+    /// The outcome of a fresh entry. Freshness is checked on the entry the store just returned, before the
+    /// decoded payload is taken from ``decodedHits``, so an expired entry is never served from the memo.
+    private func hitOutcome(_ entry: CachedEntry, key: String) -> LookupOutcome? {
         guard entry.isFresh(at: clock()),
-              let cached = try? JSONDecoder().decode(CachedLookup.self, from: entry.payload) else { return nil }
+              let cached = decodedHits.value(for: key, payload: entry.payload, decode: {
+                  try? JSONDecoder().decode(CachedLookup.self, from: $0)
+              }) else { return nil }
         let steps = [
             LookupStep(.cache, "hit (\(entry.kind.rawValue), stored \(iso(entry.storedAt)), expires \(iso(entry.expiresAt)))"),
             LookupStep(.stopped, "served from the cache; no provider called"),

@@ -66,6 +66,26 @@ import Testing
         #expect(verdict(cafe, MatchRecord(id: "b", name: "Cafe Regatta", coordinate: moved(ateneumPoint, 10))) == .match)
     }
 
+    @Test func aKindWordNoCategoryExplainsIsAtMostAReviewOnDistanceAlone() {
+        // Issue 13's done-when: neither side has a category, only 12–20 m tie them.
+        for (bare, extended) in [("Ateneum", "Ateneum Bistro"), ("Nordea", "Nordea Bar"), ("Vakasu", "Café Vakasu")] {
+            let a = MatchRecord(id: "a", name: bare, coordinate: ateneumPoint)
+            let b = MatchRecord(id: "b", name: extended, coordinate: moved(ateneumPoint, 15))
+            #expect(verdict(a, b) == .review, "\(bare) / \(extended): \(matcher.compare(a, b).reasons)")
+            #expect(verdict(b, a) == .review, "\(extended) / \(bare)")
+            // An equal phone, or an equal street address, says it is one business.
+            var withPhone = (a, b)
+            withPhone.0.phone = "+358 9 123 4567"; withPhone.1.phone = "09 123 4567"; withPhone.1.countryCode = "FI"
+            #expect(verdict(withPhone.0, withPhone.1) == .match, "\(bare) with the phone")
+            var withAddress = (a, b)
+            withAddress.0.address = "Kaivokatu 2"; withAddress.1.address = "Kaivokatu 2"
+            #expect(verdict(withAddress.0, withAddress.1) == .match, "\(bare) with the address")
+        }
+        // A category that says the kind the word names explains the word.
+        let maya = MatchRecord(id: "m", name: "Maya Bar & Grill", coordinate: moved(ateneumPoint, 10), category: "bar")
+        #expect(verdict(MatchRecord(id: "q", name: "Maya", coordinate: ateneumPoint), maya) == .match)
+    }
+
     @Test func conflictingCategoriesCountAgainstAMatch() {
         let restaurant = MatchRecord(id: "a", name: "Lotus", address: "10 Main St", city: "Boston", category: "restaurant")
         let spa = MatchRecord(id: "b", name: "Lotus", address: "10 Main Street", city: "Boston", category: "bank")
@@ -134,6 +154,16 @@ import Testing
         #expect(matcher.compare(query: MatchRecord(id: "q", name: "Vakasu", coordinate: ateneumPoint), candidates: [cafe])
             .map(\.verdict) == [.review])
         #expect(matcher.compare(query: MatchRecord(id: "q", name: "Vakasu Cafe", coordinate: ateneumPoint), candidates: [cafe])
+            .map(\.verdict) == [.match])
+        // "Maya" beside the bar "Maya Bar & Grill": two records of it match (the category explains the kind word),
+        // but a lookup of the bare word stays a review, because the place meant may be one the source lacks.
+        // The benchmark's world, with namesakes as frequent as in the Helsinki extract, shows that accepting the
+        // one venue listed would be wrong 41 times in 595 at 50 % coverage.
+        let maya = MatchRecord(id: "m", name: "Maya Bar & Grill", coordinate: moved(ateneumPoint, 10), category: "bar")
+        #expect(verdict(MatchRecord(id: "q", name: "Maya", coordinate: ateneumPoint), maya) == .match)
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Maya", coordinate: ateneumPoint), candidates: [maya])
+            .map(\.verdict) == [.review])
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Maya Bar", coordinate: ateneumPoint), candidates: [maya])
             .map(\.verdict) == [.match])
     }
 

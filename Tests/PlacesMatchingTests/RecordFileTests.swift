@@ -81,8 +81,10 @@ import Testing
     }
 
     @Test func recordMatcherPairsOneToOne() {
-        let left = [MatchRecord(id: "l1", name: "Kappeli", coordinate: .init(latitude: 60.16750, longitude: 24.9480)),
-                    MatchRecord(id: "l2", name: "Savoy", coordinate: .init(latitude: 60.16770, longitude: 24.9450))]
+        // Categories that say the kind the extra words name ("Cafe", "Ravintola"): without them a bare name
+        // beside "Cafe Kappeli" is only a review (issue 13's sub-venue rule).
+        let left = [MatchRecord(id: "l1", name: "Kappeli", coordinate: .init(latitude: 60.16750, longitude: 24.9480), category: "cafe"),
+                    MatchRecord(id: "l2", name: "Savoy", coordinate: .init(latitude: 60.16770, longitude: 24.9450), category: "restaurant")]
         let right = [MatchRecord(id: "r1", name: "SAVOY Ravintola", coordinate: .init(latitude: 60.16772, longitude: 24.9450)),
                      MatchRecord(id: "r2", name: "Cafe Kappeli", coordinate: .init(latitude: 60.16752, longitude: 24.9480)),
                      MatchRecord(id: "r3", name: "Kappeli", coordinate: .init(latitude: 60.17500, longitude: 24.9480))]

@@ -1,4 +1,5 @@
 import Foundation
+import LookupCache
 import PlacesCore
 import PlacesPipeline
 import Testing
@@ -76,3 +77,42 @@ struct CachingBehaviourTests {
     }
 }
 
+
+/// A cache hit skips decoding a payload it decoded before, but the stored entry stays the truth: what
+/// another instance sharing the store writes or purges shows on the next hit.
+@Suite("Cache hits follow the shared store")
+struct CacheHitFollowsStoreTests {
+    @Test("an entry another instance replaced is served as replaced; one it purged is a miss")
+    func replacedThenPurged() async throws {
+        let rig = try PipelineRig()
+        let first = try await rig.lookup()
+        #expect(first.cache == .miss && first.place?.name == "Maya Bar & Grill")
+        #expect(try await rig.lookup().place?.name == "Maya Bar & Grill")
+
+        // Another instance stores a new answer under the same key (same shape, another name).
+        let request = LookupRequest(query: MatchQuery(name: "Maya Bar & Grill", near: maya, fields: PlaceField.defaultSet))
+        let key = rig.pipeline.cacheKey(request)
+        let stored = try #require(try await rig.cache.entry(for: key))
+        let renamed = String(decoding: stored.payload, as: UTF8.self)
+            .replacingOccurrences(of: "\"Maya Bar & Grill\"", with: "\"Maya Bar & Grill (renamed)\"")
+        #expect(renamed != String(decoding: stored.payload, as: UTF8.self))
+        try await rig.cache.store(key: key, kind: stored.kind, payload: Data(renamed.utf8), providers: stored.providers, ttl: 86_400)
+        let replaced = try await rig.lookup()
+        #expect(replaced.cache == .hit && replaced.place?.name == "Maya Bar & Grill (renamed)")
+
+        // Another instance purges everything: the next lookup asks the providers again.
+        let calls = rig.upstreamCalls
+        _ = try await rig.cache.purge(provider: nil, expiredOnly: false)
+        let afterPurge = try await rig.lookup()
+        #expect(afterPurge.cache == .miss && rig.upstreamCalls > calls)
+    }
+
+    @Test("a hit decoded before is not served past the entry's expiry")
+    func expiryStillApplies() async throws {
+        let rig = try PipelineRig()
+        _ = try await rig.lookup()
+        #expect(try await rig.lookup().cache == .hit)
+        rig.clock.advance(3 * 86_400 + 1)  // google's content terms: 3 days
+        #expect(try await rig.lookup().cache == .miss)
+    }
+}

@@ -57,7 +57,7 @@ public struct LookupJSON: Encodable, Sendable {
         steps = explain ? outcome.steps.map(\.description) : nil
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case found, match, ambiguous, cache, stale, calls, errors, steps
         case didYouMean = "did_you_mean"
         case costUSD = "cost_usd"
@@ -84,11 +84,103 @@ public struct LookupJSON: Encodable, Sendable {
     }
 }
 
+extension LookupJSON {
+    /// A key of the one object a lookup writes: the place's keys and the lookup's own, merged.
+    enum MergedKey {
+        case place(PlaceJSON.CodingKeys)
+        case lookup(CodingKeys)
+        /// `row_id` and `failure` of a `lookup --batch` line, which joins the lookup's keys.
+        case batch(BatchLineJSON.CodingKeys)
+
+        var name: String {
+            switch self {
+            case .place(let key): key.rawValue
+            case .lookup(let key): key.rawValue
+            case .batch(let key): key.rawValue
+            }
+        }
+    }
+
+    /// Both key sets in sorted order, worked out once. `provenance` is the place's key: the lookup writes
+    /// `{}` under it when the place has none (see ``encode(to:)``).
+    static let keysInWriteOrder: [MergedKey] =
+        (PlaceJSON.CodingKeys.allCases.map(MergedKey.place)
+            + CodingKeys.allCases.filter { $0 != .provenance }.map(MergedKey.lookup)
+            + BatchLineJSON.CodingKeys.allCases.map(MergedKey.batch))
+        .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+
+    /// Writes the bytes ``encode(to:)`` gives through ``PlacesJSON/encoder(pretty:)``.
+    public func write(into writer: inout JSONWriter) { write(into: &writer, batchRow: nil) }
+
+    func write(into writer: inout JSONWriter, batchRow: BatchLineJSON?) {
+        writer.beginObject()
+        for key in Self.keysInWriteOrder {
+            switch key {
+            case .batch(.rowID):
+                guard let batchRow else { continue }
+                writer.key("row_id"); writer.value(batchRow.rowID)
+            case .batch(.failure):
+                guard let failure = batchRow?.failure else { continue }
+                writer.key("failure"); writer.value(failure)
+            case .place(.provenance) where place?.provenance == nil:
+                writer.key("provenance")
+                writer.emptyObject()
+            case .place(let placeKey):
+                place?.write(placeKey, into: &writer)
+            case .lookup(let lookupKey):
+                write(lookupKey, into: &writer)
+            }
+        }
+        writer.endObject()
+    }
+
+    private func write(_ key: CodingKeys, into writer: inout JSONWriter) {
+        switch key {
+        case .found: writer.key(key.rawValue); writer.value(found)
+        case .match:
+            writer.key(key.rawValue)
+            if let match {
+                writer.beginObject()
+                writer.key("score"); writer.value(match.score)
+                writer.key("verdict"); writer.value(match.verdict)
+                writer.endObject()
+            } else {
+                writer.null()
+            }
+        case .ambiguous: writer.key(key.rawValue); writer.value(ambiguous)
+        case .didYouMean:
+            guard ambiguous else { return }
+            writer.key(key.rawValue)
+            writer.beginArray()
+            for candidate in didYouMean {
+                writer.beginObject()
+                if let distanceM = candidate.distanceM { writer.key("distance_m"); writer.value(distanceM) }
+                writer.key("id"); writer.value(candidate.id)
+                writer.key("name"); writer.value(candidate.name)
+                writer.endObject()
+            }
+            writer.endArray()
+        case .costUSD: writer.key(key.rawValue); writer.value(costUSD)
+        case .cache: writer.key(key.rawValue); writer.value(cache)
+        case .budgetExhausted: writer.key(key.rawValue); writer.value(budgetExhausted)
+        case .stale: writer.key(key.rawValue); writer.value(stale)
+        case .calls: writer.key(key.rawValue); writer.value(calls)
+        case .errors: writer.key(key.rawValue); writer.value(errors)
+        case .steps:
+            guard let steps else { return }
+            writer.key(key.rawValue); writer.value(steps)
+        case .provenance: return  // written as the place's key
+        }
+    }
+}
+
 extension PlacesJSON {
     /// The one function that renders a lookup result, for the CLI and the server alike.
     public static func lookup(_ outcome: LookupOutcome, reference: Coordinate? = nil, explain: Bool = false,
                               pretty: Bool = false) throws -> Data {
-        try encode(LookupJSON(outcome, reference: reference, explain: explain), pretty: pretty)
+        var writer = JSONWriter(pretty: pretty, capacity: 2_048)
+        LookupJSON(outcome, reference: reference, explain: explain).write(into: &writer)
+        return writer.data
     }
 }
 
@@ -104,7 +196,7 @@ public struct BatchLineJSON: Encodable, Sendable {
         failure = result.failure
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case rowID = "row_id"
         case failure
     }
@@ -117,8 +209,24 @@ public struct BatchLineJSON: Encodable, Sendable {
     }
 }
 
+extension BatchLineJSON {
+    /// `row_id` and `failure` join the lookup's keys in one object, sorted.
+    public func write(into writer: inout JSONWriter) {
+        guard let lookup else {
+            writer.beginObject()
+            if let failure { writer.key("failure"); writer.value(failure) }
+            writer.key("row_id"); writer.value(rowID)
+            writer.endObject()
+            return
+        }
+        lookup.write(into: &writer, batchRow: self)
+    }
+}
+
 extension PlacesJSON {
     public static func batchLine(_ result: BatchRowResult) throws -> Data {
-        try encode(BatchLineJSON(result))
+        var writer = JSONWriter()
+        BatchLineJSON(result).write(into: &writer)
+        return writer.data
     }
 }

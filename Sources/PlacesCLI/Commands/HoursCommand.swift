@@ -52,7 +52,7 @@ struct HoursCommand: AsyncParsableCommand {
             let hours = OpeningHours(osm: spec)
             let report = HoursReport.evaluate(hours, at: moment, timeZone: zone, holidays: calendar)
             if json {
-                printData(try PlacesJSON.encode(report, pretty: isTerminal(.standardOutput)))
+                printData(PlacesJSON.hours(report, pretty: isTerminal(.standardOutput)))
             } else {
                 print(HoursText.render(report, at: moment, clock: clock), terminator: "")
             }

@@ -70,7 +70,7 @@ struct ScoreCommand: AsyncParsableCommand {
                 if json {
                     printData(try PlacesJSON.score(result, pretty: isTerminal(.standardOutput)))
                 } else {
-                    Swift.print("score    \(result.score)")
+                    Swift.print("score    \(String(format: "%.2f", result.score))")
                     Swift.print("verdict  \(result.verdict.rawValue)")
                     for reason in result.reasons { Swift.print("  \(reason)") }
                 }
