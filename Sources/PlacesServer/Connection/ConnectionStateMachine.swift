@@ -115,7 +115,9 @@ public struct ConnectionStateMachine: Sendable {
                 let finished = transaction!
                 transaction = nil
                 if finished.refused { return .reply(.error("EXECABORT Transaction discarded because of previous errors.")) }
-                return .executeTransaction(finished.queued.map(step))
+                var steps: [TransactionStep] = []
+                for queued in finished.queued { steps.append(step(queued)) }
+                return .executeTransaction(steps)
             case .discard:
                 transaction = nil
                 return .reply(.ok)
