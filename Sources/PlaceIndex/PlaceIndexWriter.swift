@@ -74,7 +74,7 @@ public final class PlaceIndexWriter {
     /// Adds or replaces one place whose row and words were prepared beforehand (on any thread: imports
     /// prepare their places on every core while this connection inserts).
     public func insert(_ prepared: PreparedPlace) throws {
-        for words in prepared.typoWords { collectTypoTerms(words) }
+        for term in prepared.typoTerms { typoTerms[term, default: 0] += 1 }
         var values = prepared.values
         values.append(now.databaseValue)
         let arguments = StatementArguments(values)
@@ -116,15 +116,9 @@ public final class PlaceIndexWriter {
         namePrefixes = NamePrefixes()
     }
 
-    /// Words a typo may be corrected to: names and streets, 4 letters or more, no digits.
+    /// Words a typo may be corrected to (see ``PreparedPlace/typoTerms``), with how many times this import
+    /// used each.
     private var typoTerms: [String: Int] = [:]
-
-    private func collectTypoTerms(_ words: [String]) {
-        for word in words where word.unicodeScalars.count >= 4 && word.unicodeScalars.count <= 40
-            && !word.unicodeScalars.contains(where: { $0.properties.numericType != nil }) {
-            typoTerms[word, default: 0] += 1
-        }
-    }
 
     /// The vocabulary typo correction looks words up in: each word by its length and its beginning, and by
     /// its length and its (reversed) ending, since a word with one typo keeps one of the two intact. How
@@ -134,8 +128,11 @@ public final class PlaceIndexWriter {
             INSERT INTO search_term (length, term, reversed, places) VALUES (?, ?, ?, ?)
             ON CONFLICT (length, term) DO UPDATE SET places = places + excluded.places
             """)
-        for (term, count) in typoTerms {
-            try statement.execute(arguments: [term.unicodeScalars.count, term, String(String.UnicodeScalarView(term.unicodeScalars.reversed())), count])
+        // In key order: each insert lands next to the one before in the table's B-tree instead of anywhere.
+        let terms = typoTerms.map { (length: $0.key.unicodeScalars.count, term: $0.key, places: $0.value) }
+            .sorted { $0.length != $1.length ? $0.length < $1.length : $0.term.utf8.lexicographicallyPrecedes($1.term.utf8) }
+        for entry in terms {
+            try statement.execute(arguments: [entry.length, entry.term, String(String.UnicodeScalarView(entry.term.unicodeScalars.reversed())), entry.places])
         }
         typoTerms.removeAll()
     }
@@ -219,8 +216,9 @@ public struct PreparedPlace: Sendable {
     let importance: Double
     /// The row's values in the order of the writer's INSERT, without `imported_at`.
     let values: [DatabaseValue]
-    /// Word lists whose words typo correction may correct to (names and streets).
-    let typoWords: [[String]]
+    /// The words of names and streets typo correction may correct to: 4 to 40 letters, no digits. Picked
+    /// here, on the preparing thread, so the inserting thread only counts them.
+    let typoTerms: [String]
     let firstNameWord: String?
 
     /// The parameters are those of ``PlaceIndexWriter/insert(_:kind:source:keywords:alternateNames:importance:)``.
@@ -263,8 +261,16 @@ public struct PreparedPlace: Sendable {
         self.kind = kind
         self.importance = importance
         self.values = values.map { $0?.databaseValue ?? .null }
-        self.typoWords = typoWords
+        self.typoTerms = typoWords.joined().filter(Self.isTypoTerm)
         self.firstNameWord = nameWords.first
+    }
+
+    /// Whether typo correction may correct to `word`: 4 to 40 letters, no digits.
+    static func isTypoTerm(_ word: String) -> Bool {
+        if word.utf8.allSatisfy({ $0 < 0x80 }) {
+            return (4...40).contains(word.utf8.count) && !word.utf8.contains { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        }
+        return (4...40).contains(word.unicodeScalars.count) && !word.unicodeScalars.contains { $0.properties.numericType != nil }
     }
 
     private static func unique(_ words: [String]) -> [String] {

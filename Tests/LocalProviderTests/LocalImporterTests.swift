@@ -128,6 +128,38 @@ import Testing
         #expect(try index.isEmpty)
     }
 
+    /// Lines are parsed on every core in batches of thousands: the error still names the first bad line of
+    /// the file, not a later one parsed at the same time, and nothing of the rows before it remains.
+    @Test func firstBadRowOfALargeDumpIsTheOneNamed() throws {
+        let rows = try String(contentsOf: TestData.geoNamesText, encoding: .utf8).split(separator: "\n").map(String.init)
+        var lines: [String] = []
+        for copy in 0..<800 {
+            for row in rows {
+                var columns = row.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                columns[0] = String(Int(columns[0])! + copy * 100_000_000)
+                lines.append(columns.joined(separator: "\t"))
+            }
+        }
+        // 9,600 rows: line 5,001 has no latitude, line 9,000 no population that is a number.
+        var bad = lines[5_000].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        bad[4] = "north"
+        lines[5_000] = bad.joined(separator: "\t")
+        bad = lines[8_999].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        bad[14] = "many"
+        lines[8_999] = bad.joined(separator: "\t")
+        let url = try TestData.temporaryDirectory().appendingPathComponent("large.txt")
+        try Data(lines.joined(separator: "\n").utf8).write(to: url)
+        let index = try PlaceIndexStore.inMemory()
+        let error = #expect(throws: InputError.self) { try LocalImporter(index: index).importFile(url) }
+        #expect(error?.message.hasPrefix("large.txt: line 5001 is not in the GeoNames format: 'north',") == true)
+        #expect(try index.isEmpty)
+        lines[5_000] = lines[5_001]
+        lines[8_999] = lines[8_998]
+        try Data(lines.joined(separator: "\n").utf8).write(to: url)
+        let summary = try LocalImporter(index: index).importFile(url)
+        #expect(summary.rowsRead == 9_600)
+    }
+
     @Test func binaryGarbageIsRefused() throws {
         let url = try TestData.temporaryDirectory().appendingPathComponent("photo.jpg")
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]).write(to: url)

@@ -24,6 +24,12 @@ public struct GeoNamesRecord: Sendable, Hashable {
         var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
         var names: [String] = []
         for candidate in [Substring(asciiName)] + alternateNames.split(separator: ",") {
+            if let ascii = Self.asciiCandidate(candidate) {
+                guard let trimmed = ascii else { continue }
+                let words = SearchText.words(trimmed).joined(separator: " ")
+                if !words.isEmpty, seen.insert(words).inserted { names.append(trimmed) }
+                continue
+            }
             // Trimmed by hand: Foundation's trimming bridged every name through NSString.
             let start = candidate.drop(while: \.isWhitespace)
             let trimmed = String(start[..<(start.lastIndex { !$0.isWhitespace }.map(start.index(after:)) ?? start.startIndex)])
@@ -40,6 +46,22 @@ public struct GeoNamesRecord: Sendable, Hashable {
         var importance = log10(Double(max(0, population)) + 1) / 7
         if featureCode == "PPLC" { importance += 0.15 } else if featureCode == "PPLA" { importance += 0.05 }
         return min(1, importance)
+    }
+
+    /// The checks above for a candidate that is all ASCII (most are), byte by byte: `.some(nil)` when it is
+    /// dropped (empty, a digit or a control character, a code of up to four capitals), `.some(name)` trimmed
+    /// when kept, `nil` when it is not ASCII.
+    private static func asciiCandidate(_ candidate: Substring) -> String?? {
+        let bytes = candidate.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return .some(nil)
+        }
+        let trimmed = bytes[first...last]
+        guard trimmed.allSatisfy({ $0 >= 0x20 && !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return .some(nil) }
+        if trimmed.count <= 4, !trimmed.contains(where: { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) { return .some(nil) }
+        return .some(String(Substring(trimmed)))
     }
 
     private static func isLatinOrPunctuation(_ scalar: Unicode.Scalar) -> Bool {
@@ -70,6 +92,18 @@ public struct GeoNamesReader: Sendable {
     /// - Parameter progress: (compressed bytes read, total bytes), now and then.
     public func forEachRecord(progress: ((Int, Int) -> Void)? = nil, _ body: (GeoNamesRecord) throws -> Void) throws {
         let fileName = url.lastPathComponent
+        try forEachLine(progress: progress) { line, lineNumber in
+            if let record = try Self.parse(line, lineNumber: lineNumber, fileName: fileName) { try body(record) }
+        }
+    }
+
+    /// Calls `body` for every line of the dump in file order, with its 1-based number, unparsed: an import
+    /// parses lines with ``parse(_:lineNumber:fileName:)`` on every core rather than on the thread that reads.
+    /// The buffer is only valid during the call.
+    /// - Parameter progress: (compressed bytes read, total bytes), now and then.
+    public func forEachLine(progress: ((Int, Int) -> Void)? = nil,
+                            _ body: (_ line: UnsafeRawBufferPointer, _ lineNumber: Int) throws -> Void) throws {
+        let fileName = url.lastPathComponent
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .alwaysMapped)
@@ -80,7 +114,7 @@ public struct GeoNamesReader: Sendable {
         var lineNumber = 0
         func handle(_ line: UnsafeRawBufferPointer) throws {
             lineNumber += 1
-            if let record = try Self.parse(line, lineNumber: lineNumber, fileName: fileName) { try body(record) }
+            try body(line, lineNumber)
         }
         try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             switch container {
@@ -109,7 +143,7 @@ public struct GeoNamesReader: Sendable {
     }
 
     /// Parses one line; `nil` for blank lines and `#` comments.
-    static func parse(_ line: UnsafeRawBufferPointer, lineNumber: Int, fileName: String) throws -> GeoNamesRecord? {
+    public static func parse(_ line: UnsafeRawBufferPointer, lineNumber: Int, fileName: String) throws(InputError) -> GeoNamesRecord? {
         var line = line
         if let last = line.last, last == UInt8(ascii: "\r") { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
         if line.isEmpty || line.first == UInt8(ascii: "#") { return nil }

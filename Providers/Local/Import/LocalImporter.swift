@@ -203,37 +203,28 @@ public struct LocalImporter: Sendable {
         var summary = ImportSummary(file: fileName, kind: .geoNames)
         do {
             try writer.removeSource(fileName)
-            // Each city's row and words (folding its alternate names is most of the work) are prepared on
-            // every core, a batch ahead of the inserts.
-            var inserts = PipelinedInsert<GeoNamesRecord, (IndexedCity, PreparedPlace)> { record in
-                let city = IndexedCity(
-                    geonameID: record.geonameID, name: record.name, asciiName: record.asciiName,
-                    coordinate: record.coordinate, featureCode: record.featureCode.isEmpty ? nil : record.featureCode,
-                    countryCode: record.countryCode.isEmpty ? nil : record.countryCode,
-                    admin1: record.admin1.isEmpty ? nil : record.admin1, population: record.population,
-                    timeZone: record.timeZone.isEmpty ? nil : record.timeZone)
-                let place = Place(
-                    id: city.placeID, name: record.name, coordinate: record.coordinate,
-                    address: PostalAddress(city: record.name, countryCode: city.countryCode),
-                    formattedAddress: [record.name, city.countryCode].compactMap { $0 }.joined(separator: ", "),
-                    categories: ["geonames=\(record.featureCode.isEmpty ? "P" : record.featureCode)"], category: "city",
-                    timeZone: city.timeZone, attribution: Self.geoNamesAttribution)
-                // No "city" keyword: on every GeoNames row it made a 170,000-entry word that bm25 counted through
-                // whenever a query held "city" ("city bike station": 7 ms); `--category city` reads the column.
-                return (city, PreparedPlace(place, kind: .city, source: fileName, alternateNames: record.searchableAlternateNames,
-                                            importance: record.importance))
+            // Lines are parsed and each city's row and words prepared (folding its alternate names is most of
+            // the work) on every core, a batch ahead of the inserts: this thread only reads and inserts.
+            var inserts = PipelinedInsert<GeoNamesLine, Result<GeoNamesRow, InputError>> { line in
+                line.bytes.withUnsafeBytes { bytes in
+                    Result { () throws(InputError) in try Self.geoNamesRow(bytes, lineNumber: line.number, fileName: fileName) }
+                }
             }
-            let insert = { (row: (IndexedCity, PreparedPlace)) in
-                try writer.insert(row.0, source: fileName)
-                try writer.insert(row.1)
+            let insert = { (row: Result<GeoNamesRow, InputError>) in
+                switch try row.get() {
+                case .blank: break
+                case .skipped: summary.rowsRead += 1
+                case .city(let city, let place):
+                    summary.rowsRead += 1
+                    summary.citiesIndexed += 1
+                    try writer.insert(city, source: fileName)
+                    try writer.insert(place)
+                }
             }
-            try GeoNamesReader(url: url, container: container).forEachRecord(progress: { read, total in
+            try GeoNamesReader(url: url, container: container).forEachLine(progress: { read, total in
                 progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
-            }) { record in
-                summary.rowsRead += 1
-                guard record.featureClass == "P" else { return }
-                try inserts.add(record, insert: insert)
-                summary.citiesIndexed += 1
+            }) { line, lineNumber in
+                try inserts.add(GeoNamesLine(bytes: [UInt8](line), number: lineNumber), insert: insert)
             }
             try inserts.finish(insert: insert)
             summary.placesIndexed = summary.citiesIndexed
@@ -241,6 +232,43 @@ public struct LocalImporter: Sendable {
                                     cities: summary.citiesIndexed, fingerprint: try Self.fingerprint(of: url))
         }
         return summary
+    }
+
+    /// One line of a GeoNames dump as read, to be parsed on another thread.
+    struct GeoNamesLine: Sendable {
+        var bytes: [UInt8]
+        var number: Int
+    }
+
+    /// What one line of a GeoNames dump adds to the index.
+    enum GeoNamesRow: Sendable {
+        /// A blank line or a comment: not a row.
+        case blank
+        /// A row of another feature class than populated places (`P`).
+        case skipped
+        case city(IndexedCity, PreparedPlace)
+    }
+
+    /// Parses one line and, for a populated place, prepares its city row and its searchable place.
+    private static func geoNamesRow(_ line: UnsafeRawBufferPointer, lineNumber: Int, fileName: String) throws(InputError) -> GeoNamesRow {
+        guard let record = try GeoNamesReader.parse(line, lineNumber: lineNumber, fileName: fileName) else { return .blank }
+        guard record.featureClass == "P" else { return .skipped }
+        let city = IndexedCity(
+            geonameID: record.geonameID, name: record.name, asciiName: record.asciiName,
+            coordinate: record.coordinate, featureCode: record.featureCode.isEmpty ? nil : record.featureCode,
+            countryCode: record.countryCode.isEmpty ? nil : record.countryCode,
+            admin1: record.admin1.isEmpty ? nil : record.admin1, population: record.population,
+            timeZone: record.timeZone.isEmpty ? nil : record.timeZone)
+        let place = Place(
+            id: city.placeID, name: record.name, coordinate: record.coordinate,
+            address: PostalAddress(city: record.name, countryCode: city.countryCode),
+            formattedAddress: [record.name, city.countryCode].compactMap { $0 }.joined(separator: ", "),
+            categories: ["geonames=\(record.featureCode.isEmpty ? "P" : record.featureCode)"], category: "city",
+            timeZone: city.timeZone, attribution: geoNamesAttribution)
+        // No "city" keyword: on every GeoNames row it made a 170,000-entry word that bm25 counted through
+        // whenever a query held "city" ("city bike station": 7 ms); `--category city` reads the column.
+        return .city(city, PreparedPlace(place, kind: .city, source: fileName, alternateNames: record.searchableAlternateNames,
+                                         importance: record.importance))
     }
 }
 
