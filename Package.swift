@@ -220,7 +220,8 @@ let package = Package(
             dependencies: ["ScratchDirectory",
                 "PlacesApp", "SpotStore", "FakeUpstream", "LoopbackSocket", "PostgresTestCluster",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
+            ],
+            exclude: ["redis_py_transaction.py"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/CorpusTests"),
     ],
     swiftLanguageModes: [.v6]

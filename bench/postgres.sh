@@ -96,4 +96,15 @@ if [ -x /usr/bin/time ]; then
 else
     time "$BENCH" postgres --url "$URL" "$@"
 fi
+
+# 3. The reference for reservations: pgbench on the same database, 50 clients each running what one reservation
+#    cost before group commit (`places_reserve(…)`, then the settle UPDATE: two durable commits under the budget
+#    lock). Its rate is the ceiling of one-commit-per-call; group commit is measured against it.
+PGBENCH=$(command -v pgbench || echo "$(cat "$PLACES_TEST_CLUSTER_DIR/bin")/pgbench")
+cat >"$WORK/reserve.sql" <<'SQL'
+SELECT charge_id AS id FROM places_reserve('pgbench', 'pgbench.call', 32000, 'pgbench-day', 'pgbench-month', 0, 0, NULL, NULL, NULL, NULL) \gset
+UPDATE budget_charge SET state = 'settled' WHERE id = :id AND state = 'reserved';
+SQL
+"$PGBENCH" -n -c "$CLIENTS" -j 2 -T "${PGBENCH_SECONDS:-20}" -f "$WORK/reserve.sql" "$URL" 2>/dev/null \
+    | awk '/^tps/ { printf "pgbench.reserve_then_settle_per_s %.0f (%d clients, one commit per reserve and per settle)\n", $3, '"$CLIENTS"' }'
 echo "# load after: $(uptime)"

@@ -39,8 +39,12 @@ enum PostgresBenchmark {
         for (label, cache) in caches {
             try await cacheHits(label, cache, clients: clients, hits: hits)
         }
+        // Each store twice: with group commit (the default), and with batches of one, i.e. one transaction and one
+        // durable commit per reserve and per settle, as before group commit.
         let ledgers: [(String, any BudgetLedger)] = [
+            ("sqlite_one_commit_per_call", try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget-single.sqlite"), maximumBatch: 1)),
             ("sqlite", try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"))),
+            ("postgres_one_commit_per_call", PostgresBudgetLedger(database: database, maximumBatch: 1)),
             ("postgres", PostgresBudgetLedger(database: database)),
         ]
         for (label, ledger) in ledgers {
@@ -86,11 +90,13 @@ enum PostgresBenchmark {
         print("postgres.cache_hit.\(label)_per_s \(Int(Double(latencies.count) / seconds))")
     }
 
-    /// `clients` tasks reserve and settle one call each, `count` in all, under a limit none reaches.
+    /// `clients` tasks reserve and settle one call each, `count` in all, under a limit none reaches; with the process's
+    /// CPU time per reservation.
     static func reserve(_ label: String, _ ledger: any BudgetLedger, clients: Int, count: Int) async throws {
         let quote = PriceQuote(sku: "google.places.text", cost: MicroDollars(32_000))
         let perClient = count / clients
         let start = DispatchTime.now().uptimeNanoseconds
+        let cpuBefore = MatchingBenchmark.cpuSeconds()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<clients {
                 group.addTask {
@@ -105,7 +111,8 @@ enum PostgresBenchmark {
             try await group.waitForAll()
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        print("postgres.reservations.\(label)_per_s \(Int(Double(perClient * clients) / seconds)) (reserve + settle, \(clients) at a time)")
+        let cpu = (MatchingBenchmark.cpuSeconds() - cpuBefore) / Double(perClient * clients) * 1e6
+        print("postgres.reservations.\(label)_per_s \(Int(Double(perClient * clients) / seconds)) (reserve + settle, \(clients) at a time; \(Int(cpu)) us CPU each in places-bench)")
     }
 
     /// `near` within 805 m of random points, one at a time, on `spots` spots spread over 60 × 60 km.

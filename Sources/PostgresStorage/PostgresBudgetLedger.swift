@@ -5,36 +5,87 @@ import PostgresNIO
 
 /// The money ledger on PostgreSQL: the SQLite ``BudgetLedger``'s semantics, shared by every instance.
 ///
-/// A reservation is one call of the `places_reserve` function (one round trip, a prepared statement): under a
-/// transaction-scoped advisory lock it checks the provider's and the overall day and month limits against running
-/// totals and records the charge, so with a budget of N calls exactly N reservations succeed however many
-/// processes and hosts race for them. Days and months are keyed in the policy's zone, as SQLite's are. Settle and
-/// refund as there; in addition ``refundDangling(olderThan:)`` returns reservations whose call cannot still be
-/// running (older than the provider timeout): the process that made them died before settling.
+/// A reservation is one call of the `places_reserve` function: under a transaction-scoped advisory lock it checks
+/// the provider's and the overall day and month limits against running totals and records the charge, so with a
+/// budget of N calls exactly N reservations succeed however many processes and hosts race for them. Concurrent
+/// writes of one process are group-committed: they reach the database as one `places_ledger_batch` call (one round
+/// trip, one commit) that runs them in arrival order. Days and months are keyed in the policy's zone, as SQLite's
+/// are. Settle and refund as there; in addition ``refundDangling(olderThan:)`` returns reservations whose call
+/// cannot still be running (older than the provider timeout): the process that made them died before settling.
 public final class PostgresBudgetLedger: BudgetLedger {
     public let database: SharedDatabase
     public let policy: BudgetPolicy
     private let clock: @Sendable () -> Date
+    /// Group commit: concurrent reserves, settles and refunds of this process share one `places_ledger_batch` call,
+    /// i.e. one round trip, one take of the budget lock and one durable commit, decided in arrival order.
+    private let writes: GroupCommittedWrites
 
     /// Names "the budget ledger" among advisory locks: every reservation and refund takes it for its transaction.
     static let lockKey: Int64 = 0x706C_6163_6573_4231  // "placesB1"
 
-    public init(database: SharedDatabase, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter maximumBatch: the most writes one `places_ledger_batch` call takes; 1 turns group commit off (one
+    ///   call and one commit per write), which is what `places-bench postgres` compares against.
+    public init(database: SharedDatabase, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() },
+                maximumBatch: Int = GroupCommitQueueLimit.default) {
         self.database = database
         self.policy = policy
         self.clock = clock
+        writes = GroupCommittedWrites(policy: policy, clock: clock, maximumBatch: maximumBatch) { batch in try await Self.commit(batch, database: database, policy: policy) }
     }
 
-    /// `SELECT * FROM places_reserve(…)`, prepared once per connection.
-    struct ReserveStatement: PostgresPreparedStatement {
-        static let sql = "SELECT charge_id, charged, denied_scope, denied_period, denied_limit, denied_spent FROM places_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-        typealias Row = (Int64?, Int64?, String?, String?, Int64?, Int64?)
+    /// `places_ledger_batch(…)`, prepared once per connection: a batch of writes, one array element each.
+    struct BatchStatement: PostgresPreparedStatement {
+        static let sql = """
+            SELECT ord, charge_id, charged, denied_scope, denied_period, denied_limit, denied_spent
+            FROM places_ledger_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            """
+        typealias Row = (Int32, Int64?, Int64?, String?, String?, Int64?, Int64?)
 
-        var provider: String, sku: String, cost: Int64, day: String, month: String, now: Double, allowance: Int32
-        var providerDay: Int64?, providerMonth: Int64?, overallDay: Int64?, overallMonth: Int64?
+        var operation: [String] = [], charge: [Int64] = [], provider: [String] = [], sku: [String] = [], cost: [Int64] = []
+        var day: [String] = [], month: [String] = [], now: [Double] = [], allowance: [Int32] = []
+        /// -1 for "no limit configured" (see ``PostgresMigrations/ledgerBatch``).
+        var providerDay: [Int64] = [], providerMonth: [Int64] = [], overallDay: [Int64] = [], overallMonth: [Int64] = []
+
+        init(_ batch: [LedgerWrite], policy: BudgetPolicy) {
+            func limit(_ amount: MicroDollars?) -> Int64 { amount?.value ?? -1 }
+            for write in batch {
+                switch write {
+                case .reserve(let name, let quote, let dayKey, let monthKey, let time):
+                    let configured = policy.providers[name] ?? .unlimited
+                    append("reserve", charge: 0, provider: name, sku: quote.sku, cost: quote.cost.value, day: dayKey, month: monthKey,
+                           now: time.timeIntervalSince1970, allowance: Int32(clamping: policy.freeCallsPerMonth[quote.sku] ?? 0),
+                           limits: [limit(configured.perDay), limit(configured.perMonth),
+                                    limit(policy.overall.perDay), limit(policy.overall.perMonth)])
+                case .settle(let id):
+                    append("settle", charge: id)
+                case .refund(let id):
+                    append("refund", charge: id)
+                }
+            }
+        }
+
+        private mutating func append(_ kind: String, charge id: Int64, provider name: String = "", sku code: String = "", cost price: Int64 = 0,
+                                     day dayKey: String = "", month monthKey: String = "", now time: Double = 0, allowance free: Int32 = 0,
+                                     limits: [Int64] = [-1, -1, -1, -1]) {
+            operation.append(kind)
+            charge.append(id)
+            provider.append(name)
+            sku.append(code)
+            cost.append(price)
+            day.append(dayKey)
+            month.append(monthKey)
+            now.append(time)
+            allowance.append(free)
+            providerDay.append(limits[0])
+            providerMonth.append(limits[1])
+            overallDay.append(limits[2])
+            overallMonth.append(limits[3])
+        }
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 11)
+            var bindings = PostgresBindings(capacity: 13)
+            bindings.append(operation)
+            bindings.append(charge)
             bindings.append(provider)
             bindings.append(sku)
             bindings.append(cost)
@@ -52,43 +103,42 @@ public final class PostgresBudgetLedger: BudgetLedger {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
+    /// Runs one batch as one statement (one round trip, one commit): each reserve's answer in its place, nil for
+    /// settles and refunds.
+    static func commit(_ batch: [LedgerWrite], database: SharedDatabase, policy: BudgetPolicy) async throws -> [ReservationOutcome?] {
+        var outcomes = [ReservationOutcome?](repeating: nil, count: batch.count)
+        for (ord, id, charged, scope, period, limit, spent) in try await database.execute(BatchStatement(batch, policy: policy)) {
+            let index = Int(ord) - 1
+            guard batch.indices.contains(index), case .reserve(let provider, let quote, _, _, _) = batch[index] else {
+                throw PostgresStatementError(sqlState: nil, message: "places_ledger_batch answered for write \(ord) of \(batch.count), not a reservation")
+            }
+            if let id, let charged {
+                outcomes[index] = .granted(Reservation(id: id, provider: provider, sku: quote.sku, cost: MicroDollars(charged), listPrice: quote.cost))
+            } else {
+                outcomes[index] = .denied(BudgetDenial(
+                    limitedProvider: scope == nil || scope == "*" ? nil : scope, period: BudgetPeriod(rawValue: period ?? "day") ?? .day,
+                    limit: MicroDollars(limit ?? 0), spent: MicroDollars(spent ?? 0), requested: quote.cost))
+            }
+        }
+        for (index, write) in batch.enumerated() {
+            if case .reserve = write, outcomes[index] == nil {
+                throw PostgresStatementError(sqlState: nil, message: "places_ledger_batch gave no answer for reservation \(index + 1) of \(batch.count)")
+            }
+        }
+        return outcomes
+    }
+
     /// Reserves the price of one call, or says which limit forbids it. Free calls (price zero) are granted without
     /// touching the database.
     public func reserve(provider: String, quote: PriceQuote) async throws -> ReservationOutcome {
-        guard quote.cost > .zero else {
-            return .granted(Reservation(id: 0, provider: provider, sku: quote.sku, cost: .zero, listPrice: .zero))
-        }
-        let now = clock()
-        let (day, month) = policy.periodKeys(for: now)
-        let configured = policy.providers[provider] ?? .unlimited
-        let statement = ReserveStatement(
-            provider: provider, sku: quote.sku, cost: quote.cost.value, day: day, month: month, now: now.timeIntervalSince1970,
-            allowance: Int32(clamping: policy.freeCallsPerMonth[quote.sku] ?? 0),
-            providerDay: configured.perDay?.value, providerMonth: configured.perMonth?.value,
-            overallDay: policy.overall.perDay?.value, overallMonth: policy.overall.perMonth?.value)
-        guard let row = try await database.execute(statement).first else {
-            throw PostgresStatementError(sqlState: nil, message: "places_reserve returned no row")
-        }
-        if let id = row.0, let charged = row.1 {
-            return .granted(Reservation(id: id, provider: provider, sku: quote.sku, cost: MicroDollars(charged), listPrice: quote.cost))
-        }
-        let scope = row.2 ?? "*"
-        return .denied(BudgetDenial(
-            limitedProvider: scope == "*" ? nil : scope, period: BudgetPeriod(rawValue: row.3 ?? "day") ?? .day,
-            limit: MicroDollars(row.4 ?? 0), spent: MicroDollars(row.5 ?? 0), requested: quote.cost))
+        try await writes.reserve(provider: provider, quote: quote)
     }
 
     /// The call was answered: the charge stays.
-    public func settle(_ reservation: Reservation) async throws {
-        guard reservation.id > 0 else { return }
-        _ = try await database.rows("UPDATE budget_charge SET state = 'settled' WHERE id = \(reservation.id) AND state = 'reserved'")
-    }
+    public func settle(_ reservation: Reservation) async throws { try await writes.settle(reservation) }
 
     /// The call failed and the provider does not bill failures: the money (and the free-tier call) comes back.
-    public func refund(_ reservation: Reservation) async throws {
-        guard reservation.id > 0 else { return }
-        _ = try await database.rows("SELECT places_refund(\(reservation.id))")
-    }
+    public func refund(_ reservation: Reservation) async throws { try await writes.refund(reservation) }
 
     /// Refunds reservations older than `age` that were never settled or refunded: their call cannot still be
     /// running (the provider timeout is shorter), so the process that made them died in between.

@@ -18,6 +18,7 @@ enum PostgresMigrations {
 
     static let all: [Migration] = [
         Migration(version: 1, name: "lookup cache, budget ledger, spots and visits", statements: lookupCache + budgetLedger + spots + imports),
+        Migration(version: 2, name: "budget ledger group commit", statements: ledgerBatch),
     ]
 
     static func apply(_ database: SharedDatabase) async throws {
@@ -181,6 +182,41 @@ enum PostgresMigrations {
             WHERE scope IN (c.provider, '*') AND ((period = 'day' AND key = c.day) OR (period = 'month' AND key = c.month));
             UPDATE budget_sku_calls SET calls = calls - 1 WHERE sku = c.sku AND month = c.month;
             RETURN true;
+        END
+        $$
+        """,
+    ]
+
+    // MARK: v2
+
+    /// Group commit (``PostgresBudgetLedger``): one call runs a batch of reserves, settles and refunds in the order
+    /// given, under the budget lock taken once, in the caller's one transaction. Each write goes through the same
+    /// functions and statement as when it runs alone (`places_reserve`, `places_refund`; re-taking an advisory lock
+    /// the transaction holds is a no-op), so a batch decides exactly as the same writes one after another would.
+    /// Arrays carry one element per write; a limit of -1 means "none configured" (arrays of NULLs do not bind).
+    /// Returns one row per reserve: its 1-based position in the batch and `places_reserve`'s answer.
+    static let ledgerBatch = [
+        """
+        CREATE FUNCTION places_ledger_batch(
+            p_op text[], p_charge bigint[], p_provider text[], p_sku text[], p_cost bigint[], p_day text[], p_month text[],
+            p_now double precision[], p_allowance integer[], p_provider_day bigint[], p_provider_month bigint[],
+            p_overall_day bigint[], p_overall_month bigint[])
+        RETURNS TABLE (ord integer, charge_id bigint, charged bigint, denied_scope text, denied_period text, denied_limit bigint, denied_spent bigint)
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_advisory_xact_lock(\(PostgresBudgetLedger.lockKey));
+            FOR i IN 1 .. COALESCE(array_length(p_op, 1), 0) LOOP
+                IF p_op[i] = 'settle' THEN
+                    UPDATE budget_charge SET state = 'settled' WHERE id = p_charge[i] AND state = 'reserved';
+                ELSIF p_op[i] = 'refund' THEN
+                    PERFORM places_refund(p_charge[i]);
+                ELSE
+                    RETURN QUERY SELECT i, r.charge_id, r.charged, r.denied_scope, r.denied_period, r.denied_limit, r.denied_spent
+                    FROM places_reserve(p_provider[i], p_sku[i], p_cost[i], p_day[i], p_month[i], p_now[i], p_allowance[i],
+                                        NULLIF(p_provider_day[i], -1), NULLIF(p_provider_month[i], -1),
+                                        NULLIF(p_overall_day[i], -1), NULLIF(p_overall_month[i], -1)) AS r;
+                END IF;
+            END LOOP;
         END
         $$
         """,

@@ -18,6 +18,8 @@ public enum ServerCommand: Equatable, Sendable {
     case client
     case stats
     case help
+    /// `MULTI`, `EXEC`, `DISCARD`: a transaction as Redis runs one (queue, then run in order, one array reply).
+    case multi, exec, discard
     case backend(BackendCall)
 
     public enum CommandIntrospection: Equatable, Sendable {
@@ -66,7 +68,14 @@ extension ServerCommandEntry {
         },
         ServerCommandEntry(name: "CLIENT", arity: 1...8, syntax: "CLIENT SETINFO|CAPA …", summary: "accepted and ignored") { _, _ in .client },
         ServerCommandEntry(name: "HELP", arity: 0...1, syntax: "HELP", summary: "this list") { _, _ in .help },
+        // redis-cli answers `help` itself and never sends it: this name reaches the server from redis-cli too.
+        ServerCommandEntry(name: "PLACES.HELP", arity: 0...0, syntax: "PLACES.HELP", summary: "this list (HELP, for redis-cli)") { _, _ in .help },
         ServerCommandEntry(name: "QUIT", arity: 0...0, syntax: "QUIT", summary: "close the connection") { _, _ in .quit },
+        ServerCommandEntry(name: "MULTI", arity: 0...0, syntax: "MULTI",
+                           summary: "start a transaction: later commands answer +QUEUED until EXEC or DISCARD") { _, _ in .multi },
+        ServerCommandEntry(name: "EXEC", arity: 0...0, syntax: "EXEC",
+                           summary: "run the queued commands in order; one array of their replies") { _, _ in .exec },
+        ServerCommandEntry(name: "DISCARD", arity: 0...0, syntax: "DISCARD", summary: "drop the queued commands") { _, _ in .discard },
     ]
 
     /// `HELLO [protover [AUTH username password] [SETNAME name]]`, as Redis 6 defines it.

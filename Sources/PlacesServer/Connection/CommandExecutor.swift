@@ -38,6 +38,21 @@ public struct CommandExecutor: Sendable {
         return await memo.sharedReply(for: memoKey) { await run(call) }
     }
 
+    /// `EXEC`'s reply: the queued steps run one after another, in order, their replies in one array (an error
+    /// is one element, as in Redis; the steps after it still run).
+    public func reply(transaction steps: [ConnectionStateMachine.TransactionStep]) async -> RESPValue {
+        var replies: [RESPValue] = []
+        replies.reserveCapacity(steps.count)
+        for step in steps {
+            switch step {
+            case .reply(let value): replies.append(value)
+            case .execute(let call): replies.append(await reply(call))
+            case .report(let sections, let json): replies.append(await report(sections: sections, json: json))
+            }
+        }
+        return .array(replies)
+    }
+
     private func run(_ call: BackendCall) async -> RESPValue {
         metrics.count(.backendCall)
         do {

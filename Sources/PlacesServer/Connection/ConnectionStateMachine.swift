@@ -14,6 +14,8 @@ public struct ConnectionStateMachine: Sendable {
         case execute(BackendCall)
         /// Build `INFO` (or `STATS` when `json` is true) from the server's counters and the backend.
         case report(sections: [String], json: Bool)
+        /// `EXEC`: carry out these steps one after another, in order, and reply with one array of their replies.
+        case executeTransaction([TransactionStep])
         /// Close without a reply: something that is not a Redis client (an HTTP request) is talking.
         case drop(reason: String)
         /// The client will send nothing more (it shut down its write side): answer every complete
@@ -21,6 +23,21 @@ public struct ConnectionStateMachine: Sendable {
         case closeWhenAnswered
         /// Nothing to do: the connection is already closing.
         case ignore
+    }
+
+    /// One queued command of a transaction, decided when `EXEC` arrives (so a queued `AUTH` or `HELLO` acts in
+    /// its turn, as in Redis).
+    public enum TransactionStep: Equatable, Sendable {
+        case reply(RESPValue)
+        case execute(BackendCall)
+        case report(sections: [String], json: Bool)
+    }
+
+    /// Between `MULTI` and `EXEC`/`DISCARD`: the commands queued so far, and whether one was refused while
+    /// queuing (a syntax error), which makes `EXEC` discard them all.
+    private struct Transaction: Sendable {
+        var queued: [ServerCommand] = []
+        var refused = false
     }
 
     private enum State: Sendable {
@@ -35,6 +52,8 @@ public struct ConnectionStateMachine: Sendable {
     private let commands: CommandTable
     /// False once the client has half-closed; requests already received are still answered.
     private var inputOpen = true
+    /// Set by `MULTI` until `EXEC` or `DISCARD`.
+    private var transaction: Transaction?
 
     /// - Parameter password: when set, every command but AUTH, HELLO and QUIT answers `-NOAUTH` until it is given.
     public init(password: [UInt8]?, commands: CommandTable) {
@@ -54,7 +73,7 @@ public struct ConnectionStateMachine: Sendable {
     /// Authenticated and not closing: a request may be answered from the server's memo without being
     /// parsed, because parsing it could only lead to the same reply.
     public var isReady: Bool {
-        if case .ready = state { return true }
+        if case .ready = state { return transaction == nil }  // inside MULTI every request is queued, not answered
         return false
     }
 
@@ -78,6 +97,7 @@ public struct ConnectionStateMachine: Sendable {
             command = try commands.parse(request)
         } catch {
             if case .awaitingAuth = state { return .reply(Self.noAuth) }
+            transaction?.refused = true
             return .reply(.error(error.message))
         }
         if case .awaitingAuth = state {
@@ -88,7 +108,49 @@ public struct ConnectionStateMachine: Sendable {
                 return .reply(Self.noAuth)
             }
         }
+        if transaction != nil {
+            switch command {
+            case .multi: return .reply(.error("ERR MULTI calls can not be nested"))
+            case .exec:
+                let finished = transaction!
+                transaction = nil
+                if finished.refused { return .reply(.error("EXECABORT Transaction discarded because of previous errors.")) }
+                var steps: [TransactionStep] = []
+                for queued in finished.queued { steps.append(step(queued)) }
+                return .executeTransaction(steps)
+            case .discard:
+                transaction = nil
+                return .reply(.ok)
+            case .quit:
+                transaction = nil
+                return perform(command)
+            default:
+                transaction!.queued.append(command)
+                return .reply(.simpleString("QUEUED"))
+            }
+        }
+        return perform(command)
+    }
+
+    /// A queued command's step, decided in its turn at `EXEC`.
+    private mutating func step(_ command: ServerCommand) -> TransactionStep {
+        switch perform(command) {
+        case .execute(let call): return .execute(call)
+        case .report(let sections, let json): return .report(sections: sections, json: json)
+        case .reply(let value), .replyAndClose(let value): return .reply(value)
+        case .executeTransaction, .drop, .closeWhenAnswered, .ignore:
+            return .reply(.error("ERR this command cannot run inside MULTI"))  // not queued: see received(_:)
+        }
+    }
+
+    /// What one command does outside a transaction.
+    private mutating func perform(_ command: ServerCommand) -> Action {
         switch command {
+        case .multi:
+            transaction = Transaction()
+            return .reply(.ok)
+        case .exec: return .reply(.error("ERR EXEC without MULTI"))
+        case .discard: return .reply(.error("ERR DISCARD without MULTI"))
         case .ping(let message): return .reply(message.map { .bulkString($0) } ?? .simpleString("PONG"))
         case .echo(let message): return .reply(.bulkString(message))
         case .auth(let username, let given):

@@ -216,7 +216,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private func perform(_ action: ConnectionStateMachine.Action, for request: RESPRequest?, holding held: Int,
                          context: ChannelHandlerContext) {
         switch action {
-        case .execute, .report: break
+        case .execute, .report, .executeTransaction: break
         default: executor.metrics.releaseRequestBytes(held)
         }
         switch action {
@@ -232,6 +232,9 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         case .report(let sections, let json):
             let executor = self.executor
             startAsync(holding: held, context: context) { await executor.report(sections: sections, json: json) }
+        case .executeTransaction(let steps):
+            let executor = self.executor
+            startAsync(holding: held, context: context) { await executor.reply(transaction: steps) }
         case .drop(let reason):
             executor.metrics.count(.droppedHTTPRequest)
             logger.warning("possible security attack: \(reason); connection dropped")
