@@ -90,11 +90,13 @@ public final class SharedDatabase: Sendable {
         return database
     }
 
-    /// The pool's background log, warnings and worse only: a refused connection attempt is reported to the request
-    /// that needed it (``StorageUnavailable``), not once more per retry on stderr.
+    /// The pool's background log, errors only: a refused connection attempt is reported to the request that needed
+    /// it (``StorageUnavailable``), not once more per retry on stderr. Warnings stay out too: the one PostgresNIO gives
+    /// in normal use is a request leasing a connection before the pool's `run()` (started by ``runner``) has begun,
+    /// which is harmless (the lease waits for the pool) and put a second line under a CLI's one-line error.
     public static var quietLogger: Logger {
         var logger = Logger(label: "places.postgres")
-        logger.logLevel = .warning
+        logger.logLevel = .error
         return logger
     }
 
