@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Only for the MD5 sums Geofabrik publishes with each extract (already needed by postgres-nio).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // Colour on a terminal (`--color`, NO_COLOR) for the CLI's tables.
+        .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
     ],
     targets: [
         // MARK: Core model: Foundation only.
@@ -134,6 +136,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Rainbow", package: "Rainbow"),
             ],
             path: "Sources/PlacesCLI"),
         .executableTarget(

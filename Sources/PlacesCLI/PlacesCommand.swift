@@ -12,11 +12,13 @@ struct PlacesCommand: AsyncParsableCommand {
             State lives under $PLACES_HOME when set, otherwise in the XDG data, config and cache directories.
             The first command on a fresh machine builds the local index from the bundled Helsinki OSM extract
             and a worldwide GeoNames cities list (© OpenStreetMap contributors, ODbL; © GeoNames, CC BY 4.0).
+            Tables fit the terminal and are coloured only on one; NO_COLOR or --color never turns colour off.
 
             Examples:
               places search "maya bar" --near 60.1721,24.9450
               places nearby --at 60.1700,24.9410 --radius 300 --category cafe
               places reverse 60.1699,24.9384 --json
+              places search cafe --near 60.17,24.94 --color always | less -R
             """,
         version: PlacesVersion.string,
         subcommands: [
@@ -34,6 +36,7 @@ struct PlacesCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            TerminalColor.apply(colorChoice(of: command))
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -46,6 +49,12 @@ struct PlacesCommand: AsyncParsableCommand {
             printError("places: \(hint ?? text)")
             exit(withError: ExitCode(2))
         }
+    }
+
+    /// The `--color` the parsed command was given (every command with state options has it), else `auto`.
+    static func colorChoice(of command: any ParsableCommand) -> ColorChoice {
+        Mirror(reflecting: command).children.lazy.compactMap { ($0.value as? OptionGroup<StateOptions>)?.wrappedValue.color }
+            .first ?? .auto
     }
 
     /// "Did you mean" for a mistyped subcommand (`places serch`, `places spots lsit`): follows the typed words down

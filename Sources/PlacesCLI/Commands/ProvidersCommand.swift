@@ -39,17 +39,27 @@ struct ProvidersCommand: AsyncParsableCommand {
         }
     }
 
-    static func table(_ providers: [ConfiguredProvider]) -> String {
+    /// One block per provider: its name, state and capabilities, then labelled lines (why, prices, cache terms,
+    /// URL) wrapped to `width` under their label, so a long reason or price list never runs off a narrow terminal.
+    static func table(_ providers: [ConfiguredProvider], width: Int = TerminalWidth.current) -> String {
         var out = ""
         for entry in providers {
             let state = entry.isUsable ? "usable" : (entry.settings.enabled ? "unusable" : "disabled")
-            out += "\(entry.name.padding(toLength: 11, withPad: " ", startingAt: 0))\(state.padding(toLength: 10, withPad: " ", startingAt: 0))"
-                + entry.capabilities.names.joined(separator: ", ") + "\n"
-            if let reason = entry.reason { out += "  why:    \(reason)\n" }
-            out += "  prices: \(priceLine(entry.prices))\n"
-            out += "  cache:  ids \(duration(entry.cacheTerms.ids)), coordinates \(duration(entry.cacheTerms.coordinates)), "
-                + "content \(duration(entry.cacheTerms.content))\n"
-            out += "  url:    \(entry.settings.baseURL.absoluteString)\n"
+            let stateCell = TerminalColor.providerState(state.padding(toLength: 10, withPad: " ", startingAt: 0),
+                                                        usable: entry.isUsable, enabled: entry.settings.enabled)
+            let heading = TerminalText.wrap(entry.capabilities.names.joined(separator: ", "), width: width, indent: 21)
+            out += TerminalColor.header(entry.name.padding(toLength: 11, withPad: " ", startingAt: 0)) + stateCell
+                + heading.dropFirst(21) + "\n"
+            var lines: [(label: String, text: String)] = []
+            if let reason = entry.reason { lines.append(("why:", reason)) }
+            lines.append(("prices:", priceLine(entry.prices)))
+            lines.append(("cache:", "ids \(duration(entry.cacheTerms.ids)), coordinates \(duration(entry.cacheTerms.coordinates)), "
+                + "content \(duration(entry.cacheTerms.content))"))
+            lines.append(("url:", entry.settings.baseURL.absoluteString))
+            for line in lines {
+                let wrapped = TerminalText.wrap(TerminalText.safe(line.text), width: width, indent: 10)
+                out += "  " + line.label.padding(toLength: 8, withPad: " ", startingAt: 0) + wrapped.dropFirst(10) + "\n"
+            }
         }
         return out
     }

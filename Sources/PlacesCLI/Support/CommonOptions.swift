@@ -16,13 +16,18 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
-/// Where state lives; shared by every command that touches the index, cache, budget or spots.
+/// Where state lives, and how the terminal is addressed; shared by every command that touches the index, cache,
+/// budget or spots. `PlacesCommand.main()` applies `--color` before the command runs.
 struct StateOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Read configuration from FILE instead of config.toml.", valueName: "FILE"))
     var config: String?
 
     @Flag(name: .long, help: "On a storage failure, also print the underlying error in full.")
     var verbose = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Colour tables: auto (only on a terminal, and not when NO_COLOR is set), always, or never.", valueName: "WHEN"))
+    var color: ColorChoice = .auto
 
     var environment: PlacesEnvironment {
         PlacesEnvironment.resolve(configFile: config.map { URL(fileURLWithPath: $0) })

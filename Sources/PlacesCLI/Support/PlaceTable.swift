@@ -41,11 +41,12 @@ enum PlaceTable {
             widths[widest] -= 1
         }
         guard widths.reduce(0, +) + gaps <= width || !hasHeader else { return stacked(rows, width: width) }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
+        return rows.enumerated().map { index, row in
+            let line = row.enumerated().map { column, cell in
                 let clipped = clip(cell, to: widths[column])
                 return column == row.count - 1 ? clipped : clipped.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "  ").trimmingTrailingSpaces
+            return hasHeader && index == 0 ? TerminalColor.header(line) : line
         }.joined(separator: "\n") + "\n"
     }
 
@@ -58,7 +59,7 @@ enum PlaceTable {
             row.enumerated().map { column, cell in
                 let label = clip(column < header.count ? header[column] : "", to: labelWidth)
                     .padding(toLength: labelWidth, withPad: " ", startingAt: 0)
-                return (label + "  " + clip(cell, to: max(1, width - labelWidth - 2))).trimmingTrailingSpaces
+                return (TerminalColor.header(label) + "  " + clip(cell, to: max(1, width - labelWidth - 2))).trimmingTrailingSpaces
             }.joined(separator: "\n")
         }.joined(separator: "\n\n") + "\n"
     }

@@ -19,6 +19,29 @@ enum TerminalText {
         return String(out)
     }
 
+    /// `text` wrapped at spaces to lines of at most `width` columns, every line (the first too) indented by `indent`
+    /// spaces; a word longer than a line (a URL) is cut into line-sized pieces rather than run past the edge.
+    static func wrap(_ text: String, width: Int, indent: Int) -> String {
+        let room = max(10, width - indent)
+        let margin = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        var line = ""
+        for var word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+            if !line.isEmpty && line.count + 1 + word.count <= room {
+                line += " " + word
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            while word.count > room {
+                lines.append(String(word.prefix(room)))
+                word = String(word.dropFirst(room))
+            }
+            line = word
+        }
+        lines.append(line)
+        return lines.map { margin + $0 }.joined(separator: "\n")
+    }
+
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
