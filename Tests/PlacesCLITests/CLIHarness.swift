@@ -85,4 +85,31 @@ struct CLIHarness {
         return Result(status: process.terminationStatus, stdout: try Data(contentsOf: outURL),
                       stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
+
+    /// Runs `places ARGS` on a pseudo-terminal made by util-linux's `script`, the way a person at a terminal runs it
+    /// (stdout and stderr both the terminal); returns what the terminal showed. Fails, never skips, when `script` is
+    /// missing. `NO_COLOR` and `FORCE_COLOR` come only from `extra` (the test runner may set them for itself).
+    func runOnATerminal(arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, screen: String) {
+        let script = URL(fileURLWithPath: "/usr/bin/script")
+        try #require(FileManager.default.isExecutableFile(atPath: script.path), "util-linux `script` is needed for a pseudo-terminal")
+        let quoted = ([Self.executable.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let process = Process()
+        process.executableURL = script
+        process.arguments = ["-qec", quoted.joined(separator: " "), "/dev/null"]
+        var environment = self.environment(["TERM": "xterm-256color"])
+        environment["NO_COLOR"] = nil
+        environment["FORCE_COLOR"] = nil
+        process.environment = environment.merging(extra) { $1 }
+        let output = home.appendingPathComponent("pty-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self))
+    }
 }

@@ -8,31 +8,8 @@ import Testing
     let cli = CLIHarness.shared
     static let search = ["search", "cafe", "--near", "60.1699,24.9384", "--limit", "3"]
 
-    /// Runs `places ARGS` on a pseudo-terminal made by util-linux's `script`, the way a person at a terminal
-    /// runs it; returns what the terminal showed. Fails (never skips) when `script` is missing.
     func onATerminal(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, screen: String) {
-        let script = URL(fileURLWithPath: "/usr/bin/script")
-        try #require(FileManager.default.isExecutableFile(atPath: script.path), "util-linux `script` is needed for a pseudo-terminal")
-        let quoted = ([CLIHarness.executable.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let process = Process()
-        process.executableURL = script
-        process.arguments = ["-qec", quoted.joined(separator: " "), "/dev/null"]
-        // NO_COLOR and FORCE_COLOR come only from the test (the test runner may set them for its own output).
-        var environment = cli.environment(["TERM": "xterm-256color", "COLUMNS": "100"])
-        environment["NO_COLOR"] = nil
-        environment["FORCE_COLOR"] = nil
-        process.environment = environment.merging(extra) { $1 }
-        let output = cli.home.appendingPathComponent("pty-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self))
+        try cli.runOnATerminal(arguments: arguments, environment: ["COLUMNS": "100"].merging(extra) { $1 })
     }
 
     @Test func pipedOutputHasNoEscapeCodes() throws {

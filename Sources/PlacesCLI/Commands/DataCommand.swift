@@ -147,7 +147,7 @@ struct DataUpdateCommand: AsyncParsableCommand {
 /// Downloads (with progress on a terminal), checks and imports one region; says each step on stderr.
 private func fetchAndImport(_ region: Region, with fetcher: RegionFetcher, state: StateOptions) async throws {
     let md5 = try await fetcher.publishedMD5(of: region)
-    let bar = isTerminal(.standardError) ? ProgressBar(label: region.fileName) : nil
+    let bar = ProgressBar.ifWanted(label: region.fileName, finishing: "checking the download…")
     var progress: ResumableDownloader.Progress?
     if let bar { progress = { received, expected in bar.update(done: received, total: expected ?? 0) } }
     let (fetched, file) = try await fetcher.fetch(region, md5: md5, progress: progress) { offset in
@@ -158,7 +158,7 @@ private func fetchAndImport(_ region: Region, with fetcher: RegionFetcher, state
     let check = fetched.md5.map { "MD5 \($0) matches Geofabrik's" } ?? "GeoNames publishes no checksum"
     printError("places: downloaded \(fetched.file) (\(fetched.bytes) bytes; \(check)); importing…")
     let app = try state.openApp()
-    let importBar = isTerminal(.standardError) ? ProgressBar(label: "importing \(region.fileName)") : nil
+    let importBar = ProgressBar.ifWanted(label: "importing \(region.fileName)", finishing: ImportCommand.finishingPhase)
     var importProgress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64) -> Void)?
     if let importBar { importProgress = { importBar.update(done: $0, total: $1) } }
     let summary = try app.importFile(file, progress: importProgress)

@@ -180,6 +180,10 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
+    /// What the bar says once every byte is read: the import then writes the index, its name index and search
+    /// tables in one transaction, the slow last step that used to look like a stall at 100 %.
+    static let finishingPhase = "building the name index…"
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
             let url = URL(fileURLWithPath: file)
@@ -187,7 +191,7 @@ struct ImportCommand: AsyncParsableCommand {
                 throw InputError("cannot read '\(file)': no such file, or no permission")
             }
             let app = try state.openApp()
-            let bar = isTerminal(.standardError) ? ProgressBar(label: url.lastPathComponent) : nil
+            let bar = ProgressBar.ifWanted(label: url.lastPathComponent, finishing: Self.finishingPhase)
             var progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64) -> Void)?
             if let bar { progress = { bar.update(done: $0, total: $1) } }
             let summary = try app.importFile(url, progress: progress)

@@ -138,7 +138,7 @@ struct LookupCommand: AsyncParsableCommand {
 
     private func runBatch(_ app: PlacesApplication, _ request: BatchLookupRequest) async throws {
         let sink = try BatchSink(path: output)
-        let progress = isTerminal(.standardError) ? ProgressBar(label: "lookup") : nil
+        let progress = ProgressBar.ifWanted(label: "lookup")
         let summary = try await app.lookupBatch(request) { result, done, total in
             try sink.write(PlacesJSON.batchLine(result))
             progress?.update(done: Int64(done), total: Int64(total))

@@ -14,12 +14,13 @@ struct MatchCommand: AsyncParsableCommand {
             Candidates are blocked by a geographic grid (when coordinates exist), shared name words and equal \
             phones, never all pairs. Scored pairs are assigned greedily, best first, each record at most once. \
             Output is CSV: left_id,right_id,score,verdict. A summary goes to stderr, with a progress bar when \
-            stderr is a terminal.
+            stderr is a terminal (or with --progress); the bar never goes to stdout.
 
             Examples:
               places match osm.csv yelp.csv --region US > pairs.csv
               places match left.jsonl right.jsonl --review --max-distance 250 --output pairs.csv
               places match big.csv other.csv --skip-bad-lines
+              places match big.csv other.csv --progress 2> progress.log > pairs.csv
             """)
 
     @Argument(help: "The left file (CSV or JSON Lines).")
@@ -46,6 +47,9 @@ struct MatchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("skip-bad-lines"), help: "Report unreadable lines on stderr, skip them and go on.")
     var skipBadLines = false
 
+    @Flag(help: "Draw the progress bar on stderr even when it is not a terminal (it is drawn on a terminal anyway).")
+    var progress = false
+
     func run() async throws {
         try await reportingErrors {
             if let threshold, !(threshold > 0 && threshold <= 1) {
@@ -68,14 +72,15 @@ struct MatchCommand: AsyncParsableCommand {
             if skipped.count > 20 { printError("places: … and \(skipped.count - 20) more bad lines skipped") }
 
             let matcher = RecordMatcher(matcher: PlaceMatcher(thresholds: thresholds))
-            let bar = isTerminal(.standardError) ? ProgressBar(label: "matching") : nil
-            var progress: (@Sendable (Int, Int) -> Void)?
+            let bar = ProgressBar.ifWanted(label: "matching", finishing: "assigning pairs, best first…", forced: progress)
+            var report: (@Sendable (Int, Int) -> Void)?
             if let bar {
-                progress = { done, total in bar.update(done: Int64(done), total: Int64(total)) }
+                report = { done, total in bar.update(done: Int64(done), total: Int64(total)) }
             }
+            bar?.update(done: 0, total: Int64(leftFile.records.count))  // shown at once, before the first chunk ends
             let run = matcher.run(
                 left: matcher.matcher.prepare(leftFile.records), right: matcher.matcher.prepare(rightFile.records),
-                minimumScore: review ? thresholds.review : thresholds.accept, progress: progress)
+                minimumScore: review ? thresholds.review : thresholds.accept, progress: report)
             bar?.finish()
 
             var csv = "left_id,right_id,score,verdict\n"
