@@ -37,8 +37,8 @@ public struct PlaceJSON: Encodable, Sendable {
     public init(_ place: Place, reference: Coordinate? = nil, at moment: Date = Date()) {
         id = place.id.description
         name = place.name
-        lat = place.coordinate.latitude
-        lon = place.coordinate.longitude
+        lat = PlacesJSON.degrees(place.coordinate.latitude)
+        lon = PlacesJSON.degrees(place.coordinate.longitude)
         category = place.category
         categories = place.categories
         formattedAddress = place.formattedAddress ?? place.address?.formatted
@@ -86,7 +86,8 @@ public struct PlaceJSON: Encodable, Sendable {
         case fuzzy
     }
 
-    /// Keys that scripts rely on are always present, as `null` when unknown.
+    /// Every key docs/json.md lists as always present is written, as `null` when unknown; the few it lists as
+    /// conditional (`distance_m`, `bearing`, `alternate_ids`, …) appear only when they apply.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
@@ -96,21 +97,21 @@ public struct PlaceJSON: Encodable, Sendable {
         try c.encode(category, forKey: .category)
         try c.encode(categories, forKey: .categories)
         try c.encode(formattedAddress, forKey: .formattedAddress)
-        try c.encodeIfPresent(address, forKey: .address)
+        try c.encode(address, forKey: .address)
         try c.encode(phone, forKey: .phone)
         try c.encode(website, forKey: .website)
-        try c.encodeIfPresent(brand, forKey: .brand)
+        try c.encode(brand, forKey: .brand)
         try c.encode(openingHours, forKey: .openingHours)
         try c.encode(hours?.hours, forKey: .hours)
         try c.encode(hours?.openNow, forKey: .openNow)
         try c.encode(hours?.nextChange, forKey: .nextChange)
         if let caveats = hours?.caveats, !caveats.isEmpty { try c.encode(caveats, forKey: .hoursCaveats) }
-        try c.encodeIfPresent(timeZone, forKey: .timeZone)
-        try c.encodeIfPresent(rating, forKey: .rating)
-        try c.encodeIfPresent(ratingCount, forKey: .ratingCount)
-        try c.encodeIfPresent(status, forKey: .status)
+        try c.encode(timeZone, forKey: .timeZone)
+        try c.encode(rating, forKey: .rating)
+        try c.encode(ratingCount, forKey: .ratingCount)
+        try c.encode(status, forKey: .status)
         try c.encode(source, forKey: .source)
-        try c.encodeIfPresent(attribution, forKey: .attribution)
+        try c.encode(attribution, forKey: .attribution)
         try c.encodeIfPresent(distanceM, forKey: .distanceM)
         try c.encodeIfPresent(bearing, forKey: .bearing)
         try c.encodeIfPresent(alternateIds, forKey: .alternateIds)
@@ -143,13 +144,11 @@ extension PlaceJSON {
         case .categories: writer.key(key.rawValue); writer.value(categories)
         case .formattedAddress: writer.key(key.rawValue); writer.value(formattedAddress)
         case .address:
-            guard let address else { return }
-            writer.key(key.rawValue); writer.write(address)
+            writer.key(key.rawValue)
+            if let address { writer.write(address) } else { writer.null() }
         case .phone: writer.key(key.rawValue); writer.value(phone)
         case .website: writer.key(key.rawValue); writer.value(website)
-        case .brand:
-            guard let brand else { return }
-            writer.key(key.rawValue); writer.value(brand)
+        case .brand: writer.key(key.rawValue); writer.value(brand)
         case .openingHours: writer.key(key.rawValue); writer.value(openingHours)
         case .hours:
             writer.key(key.rawValue)
@@ -161,22 +160,14 @@ extension PlaceJSON {
         case .hoursCaveats:
             guard let caveats = hours?.caveats, !caveats.isEmpty else { return }
             writer.key(key.rawValue); writer.value(caveats)
-        case .timeZone:
-            guard let timeZone else { return }
-            writer.key(key.rawValue); writer.value(timeZone)
-        case .rating:
-            guard let rating else { return }
-            writer.key(key.rawValue); writer.value(rating)
+        case .timeZone: writer.key(key.rawValue); writer.value(timeZone)
+        case .rating: writer.key(key.rawValue); writer.value(rating)
         case .ratingCount:
-            guard let ratingCount else { return }
-            writer.key(key.rawValue); writer.value(ratingCount)
-        case .status:
-            guard let status else { return }
-            writer.key(key.rawValue); writer.value(status.rawValue)
+            writer.key(key.rawValue)
+            if let ratingCount { writer.value(ratingCount) } else { writer.null() }
+        case .status: writer.key(key.rawValue); writer.value(status?.rawValue)
         case .source: writer.key(key.rawValue); writer.value(source)
-        case .attribution:
-            guard let attribution else { return }
-            writer.key(key.rawValue); writer.value(attribution)
+        case .attribution: writer.key(key.rawValue); writer.value(attribution)
         case .distanceM:
             guard let distanceM else { return }
             writer.key(key.rawValue); writer.value(distanceM)
@@ -231,6 +222,12 @@ extension JSONWriter {
 
 /// The one JSON encoder configuration for everything `places` prints or serves.
 public enum PlacesJSON {
+    /// A latitude or longitude as every JSON shape prints it: 7 decimals (about 1 cm), the precision OSM stores, so
+    /// a coordinate never prints as `60.169900000000006`.
+    public static func degrees(_ value: Double) -> Double {
+        (value * 10_000_000).rounded() / 10_000_000
+    }
+
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
@@ -263,8 +260,8 @@ public enum PlacesJSON {
             writer.beginObject()
             writer.key("coordinates")
             writer.beginArray()
-            writer.value(place.coordinate.longitude)
-            writer.value(place.coordinate.latitude)
+            writer.value(degrees(place.coordinate.longitude))
+            writer.value(degrees(place.coordinate.latitude))
             writer.endArray()
             writer.key("type"); writer.value("Point")
             writer.endObject()

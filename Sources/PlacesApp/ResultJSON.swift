@@ -15,8 +15,8 @@ public struct ReverseJSON: Encodable, Sendable {
     public var attribution: String?
 
     public init(_ answer: ReverseGeocode) {
-        lat = answer.coordinate.latitude
-        lon = answer.coordinate.longitude
+        lat = PlacesJSON.degrees(answer.coordinate.latitude)
+        lon = PlacesJSON.degrees(answer.coordinate.longitude)
         city = answer.city
         cityId = answer.cityID?.description
         region = answer.region
@@ -45,7 +45,7 @@ public struct ReverseJSON: Encodable, Sendable {
         try c.encode(timeZone, forKey: .timeZone)
         try c.encode(nearest, forKey: .nearest)
         try c.encode(nearestDistanceM, forKey: .nearestDistanceM)
-        try c.encodeIfPresent(attribution, forKey: .attribution)
+        try c.encode(attribution, forKey: .attribution)
     }
 }
 
@@ -61,15 +61,30 @@ public struct SuggestionJSON: Encodable, Sendable {
         text = suggestion.text
         secondaryText = suggestion.secondaryText
         id = suggestion.placeID?.description
-        lat = suggestion.coordinate?.latitude
-        lon = suggestion.coordinate?.longitude
+        lat = suggestion.coordinate.map { PlacesJSON.degrees($0.latitude) }
+        lon = suggestion.coordinate.map { PlacesJSON.degrees($0.longitude) }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case text, id, lat, lon
+        case secondaryText = "secondary_text"
+    }
+
+    /// Every key is present, `null` when the source did not say.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(lat, forKey: .lat)
+        try c.encode(lon, forKey: .lon)
+        try c.encode(secondaryText, forKey: .secondaryText)
+        try c.encode(text, forKey: .text)
     }
 }
 
 extension ReverseJSON {
     public func write(into writer: inout JSONWriter) {
         writer.beginObject()
-        if let attribution { writer.key("attribution"); writer.value(attribution) }
+        writer.key("attribution"); writer.value(attribution)
         writer.key("city"); writer.value(city)
         writer.key("city_id"); writer.value(cityId)
         writer.key("country"); writer.value(country)
@@ -85,13 +100,13 @@ extension ReverseJSON {
 }
 
 extension SuggestionJSON {
-    /// Unknown parts are left out, as the synthesized `Encodable` does.
+    /// Every key, `null` when unknown, as ``encode(to:)`` writes it.
     public func write(into writer: inout JSONWriter) {
         writer.beginObject()
-        if let id { writer.key("id"); writer.value(id) }
-        if let lat { writer.key("lat"); writer.value(lat) }
-        if let lon { writer.key("lon"); writer.value(lon) }
-        if let secondaryText { writer.key("secondary_text"); writer.value(secondaryText) }
+        writer.key("id"); writer.value(id)
+        writer.key("lat"); writer.value(lat)
+        writer.key("lon"); writer.value(lon)
+        writer.key("secondary_text"); writer.value(secondaryText)
         writer.key("text"); writer.value(text)
         writer.endObject()
     }

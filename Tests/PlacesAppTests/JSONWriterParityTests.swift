@@ -98,7 +98,9 @@ import Testing
             let expected = try PlacesJSON.encode(places.map { PlaceJSON($0, reference: Self.reference, at: moment) }, pretty: pretty)
             let written = try PlacesJSON.places(places, reference: Self.reference, pretty: pretty)
             let geoExpected = try PlacesJSON.encode(Collection(features: places.map {
-                Feature(id: $0.id.description, geometry: Geometry(coordinates: [$0.coordinate.longitude, $0.coordinate.latitude]),
+                // GeoJSON coordinates have 7 decimals, as every coordinate in docs/json.md.
+                Feature(id: $0.id.description, geometry: Geometry(coordinates: [PlacesJSON.degrees($0.coordinate.longitude),
+                                                                                PlacesJSON.degrees($0.coordinate.latitude)]),
                         properties: PlaceJSON($0, reference: Self.reference, at: moment))
             }), pretty: pretty)
             let geoWritten = try PlacesJSON.geoJSON(places, reference: Self.reference, pretty: pretty)

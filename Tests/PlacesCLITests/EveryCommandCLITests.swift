@@ -171,17 +171,18 @@ struct EveryCommandCLITests {
         var report = try object(try home.run("budget", "--json"))
         #expect(report["time_zone"] as? String == "Europe/Helsinki")
         let overallToday = try #require(report["overall_today"] as? [String: Any])
-        #expect(overallToday["limit"] as? Int == 1_500_000 && overallToday["spent"] as? Int == 0)
+        // Money in dollars, the unit in the key.
+        #expect(overallToday["limit_usd"] as? Double == 1.5 && overallToday["spent_usd"] as? Double == 0)
         var google = try #require((report["providers"] as? [[String: Any]])?.first { $0["provider"] as? String == "google" })
-        #expect((google["today"] as? [String: Any])?["limit"] as? Int == 5_000_000)
-        #expect((google["month"] as? [String: Any])?["remaining"] as? Int == 50_000_000)
+        #expect((google["today"] as? [String: Any])?["limit_usd"] as? Double == 5)
+        #expect((google["month"] as? [String: Any])?["remaining_usd"] as? Double == 50)
 
         // `none` lifts a cap; the other period stays.
         #expect(try home.run("budget", "set", "google", "none/month").status == 0)
         report = try object(try home.run("budget", "show", "--json"))
         google = try #require((report["providers"] as? [[String: Any]])?.first { $0["provider"] as? String == "google" })
-        #expect((google["month"] as? [String: Any])?["limit"] == nil || (google["month"] as? [String: Any])?["limit"] is NSNull)
-        #expect((google["today"] as? [String: Any])?["limit"] as? Int == 5_000_000)
+        #expect((google["month"] as? [String: Any])?["limit_usd"] is NSNull, "no limit: the key stays, as null")
+        #expect((google["today"] as? [String: Any])?["limit_usd"] as? Double == 5)
 
         let table = try home.run("budget")
         #expect(table.status == 0)

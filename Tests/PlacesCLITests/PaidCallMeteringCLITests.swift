@@ -52,7 +52,8 @@ import Testing
         let report = try #require(try result.json() as? [String: Any], "\(result.stderr)")
         let google = (report["providers"] as? [[String: Any]] ?? []).first { $0["provider"] as? String == "google" }
         let today = google?["today"] as? [String: Any]
-        return (today?["calls"] as? Int ?? 0, today?["spent"] as? Int ?? 0)
+        // Dollars in the JSON; back to micro-dollars (exact at these sizes) to compare with the price list.
+        return (today?["calls"] as? Int ?? 0, Int(((today?["spent_usd"] as? Double ?? 0) * 1_000_000).rounded()))
     }
 
     @Test func searchWithGoogleUnderAOneCallBudgetCallsOnceAndRepeatsFromTheCache() async throws {

@@ -40,7 +40,7 @@ struct BudgetShowCommand: AsyncParsableCommand {
         try await reportingErrors(verbose: state.verbose) {
             let report = try await state.openApp().budgetReport()
             if json {
-                printData(try PlacesJSON.encode(report, pretty: isTerminal(.standardOutput)))
+                printData(try PlacesJSON.budget(report, pretty: isTerminal(.standardOutput)))
                 return
             }
             print("budget (days in \(report.timeZone); today \(report.day), month \(report.month))")

@@ -110,9 +110,9 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
             let targets = all ? try await spots.allSpots() : [try await spots.spot(id ?? "")]
             let results = await spots.refresh(targets, app: app, maxCost: cap)
             if json {
-                struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String?; let costUsd: String }
+                struct Entry: Encodable { let spot: SpotJSON; let changes: [String]; let error: String?; let costUsd: Double }
                 printData(try PlacesJSON.encode(results.map {
-                    Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error.map(Self.text), costUsd: $0.cost.description)
+                    Entry(spot: SpotJSON($0.spot), changes: $0.changes, error: $0.error.map(Self.text), costUsd: $0.cost.dollars)
                 },
                                                 pretty: isTerminal(.standardOutput)))
                 return

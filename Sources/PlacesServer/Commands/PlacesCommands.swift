@@ -40,7 +40,7 @@ extension CommandTable {
             .core(app, "SCORE", arity: 2...2, syntax: "SCORE a b", summary: "how alike two place names are, as `places score --json`",
                      memoisable: true, parse: ServerRequests.score) { request in try PlacesJSON.score(try PlacesApplication.score(request)) },
             .core(app, "BUDGET", arity: 0...0, syntax: "BUDGET", summary: "money spent and left per provider, as `places budget --json`",
-                     memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().budgetReport()) },
+                     memoisable: false, parse: ServerRequests.none) { _ in try await PlacesJSON.budget(app.lookup.get()) },
             .core(app, "CACHE.STATS", arity: 0...0, syntax: "CACHE.STATS",
                      summary: "lookup cache entries, hits and misses, as `places cache stats --json`",
                      memoisable: false, parse: ServerRequests.none) { _ in try PlacesJSON.encode(try await app.lookup.get().cacheStats()) },

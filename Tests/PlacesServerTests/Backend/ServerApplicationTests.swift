@@ -130,7 +130,7 @@ func scratchHome() throws -> URL {
         #expect(replies[5] == .null, "no source knows the place: a miss, not an error")
         #expect(try object(counters[0])["answers"] as? Int == 1, "Kiasma's answer was cached: \(counters[0])")
         let budget = try object(counters[1])
-        #expect((budget["overall_today"] as? [String: Any])?["spent"] as? Int == 0, "nothing paid was asked: \(budget)")
+        #expect((budget["overall_today"] as? [String: Any])?["spent_usd"] as? Double == 0, "nothing paid was asked: \(budget)")
         #expect(budget["providers"] as? [Any] != nil)
         #expect(server.server.memo.statistics.entries == 3, "NEARBY, SUGGEST and SCORE are kept; lookups, counters and budget never")
         try await server.stop()
