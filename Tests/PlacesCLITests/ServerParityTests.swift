@@ -205,7 +205,7 @@ struct ServerParityTests {
         }
         let loggedID = try #require((try logged.json() as? [String: Any])?["id"] as? String, "\(logged.stderr)")
         #expect(try await send("SPOT.VISITS.RM \(loggedID.prefix(8))") + "\n" == logged.stdoutText)
-        let left = try await offPool { try cli.run("spots", "visits", "--since", "2026-01-01", "--json") }
+        let left = try await offPool { try cli.run("spots", "visits", "list", "--since", "2026-01-01", "--json") }
         #expect(left.stdoutText == "[]\n", "both visits are gone")
 
         // Spots: the server deletes one twin (by its full id) and replies with it; the CLI deletes the other spot.
