@@ -40,6 +40,8 @@ public final class PlacesApplication: Sendable {
     private let spotStore: OpenedOnce<SpotsService>
     private let networkProviders: OpenedOnce<[ConfiguredProvider]>
     private let lookupPipeline: OpenedOnce<LookupPipeline>
+    /// The request's time: what `OPEN NOW` and `--open-now` read each place's hours at.
+    private let clock: @Sendable () -> Date
 
     /// The shared database's pool, when the state is shared (``SharedStorage``).
     let sharedDatabase: SharedDatabase?
@@ -51,6 +53,7 @@ public final class PlacesApplication: Sendable {
         self.configuration = configuration
         self.settings = settings
         sharedDatabase = shared
+        self.clock = clock
         let stores = StoreFactory(environment: environment, settings: settings, shared: shared, clock: clock)
         let indexStore = OpenedOnce { try stores.openIndex(notice: notice) }
         let cacheStore = OpenedOnce { try stores.openCache() }
@@ -128,8 +131,18 @@ public final class PlacesApplication: Sendable {
     /// in the budget and cached within the provider's terms. The CLI's `search` and the server's SEARCH both
     /// ask here. A local search also says what to tell the user besides the places: "did you mean …" when
     /// nothing was found but a word looks like a typo, and a coverage line when `near` lies outside every
-    /// imported map extract or nothing was found at all.
-    public func search(_ query: SearchQuery, provider name: String? = nil) async throws -> SearchOutcome {
+    /// imported map extract or nothing was found at all. With `open`, only the places open at its moment
+    /// are kept (``OpenHoursFilter``), still at most `query.limit` of them.
+    public func search(_ query: SearchQuery, provider name: String? = nil, open: OpenHoursFilter? = nil) async throws -> SearchOutcome {
+        try open?.validate()
+        var asked = query
+        asked.limit = OpenHoursFilter.fetchLimit(query.limit, filter: open)
+        var outcome = try await searchAll(asked, provider: name)
+        if let open { outcome.places = try open.keep(outcome.places, limit: query.limit, now: clock()) }
+        return outcome
+    }
+
+    private func searchAll(_ query: SearchQuery, provider name: String?) async throws -> SearchOutcome {
         if let name, !isLocal(name) {
             return SearchOutcome(places: try withTimeZones(await provider(named: name).search(query)), notes: [])
         }
@@ -154,10 +167,20 @@ public final class PlacesApplication: Sendable {
         try index.sources()
     }
 
-    /// Places around a point from the local index, or from one named provider (metered and cached).
-    public func nearby(_ query: NearbyQuery, provider name: String? = nil) async throws -> [Place] {
-        guard let name, !isLocal(name) else { return try withTimeZones(await local.nearby(query)) }
-        return try withTimeZones(await provider(named: name).nearby(query))
+    /// Places around a point from the local index, or from one named provider (metered and cached). With
+    /// `open`, only the places open at its moment are kept, still at most `query.limit` of them.
+    public func nearby(_ query: NearbyQuery, provider name: String? = nil, open: OpenHoursFilter? = nil) async throws -> [Place] {
+        try open?.validate()
+        var asked = query
+        asked.limit = OpenHoursFilter.fetchLimit(query.limit, filter: open)
+        let places: [Place]
+        if let name, !isLocal(name) {
+            places = try withTimeZones(await provider(named: name).nearby(asked))
+        } else {
+            places = try withTimeZones(await local.nearby(asked))
+        }
+        guard let open else { return places }
+        return try open.keep(places, limit: query.limit, now: clock())
     }
 
     /// The place with this id: `osm:` and `geonames:` ids from the local index, a usable network provider's

@@ -207,6 +207,11 @@ extension PlacesJSON {
         try encode(SpotJSON(spot), pretty: pretty)
     }
 
+    /// One visit named after its saved spot, as `spots visits edit|rm --json` and SPOT.VISITS.EDIT|RM print it.
+    public static func visit(_ visit: Visit, spots: SpotsService) async throws -> Data {
+        try encode(VisitJSON(visit, spotName: try await spots.spotNames(for: [visit]).values.first))
+    }
+
     /// Visits grouped by local day, days in order.
     public static func visitDays(_ visits: [Visit], spotNames: [UUID: String], pretty: Bool = false) throws -> Data {
         try encode(SpotsService.groupByDay(visits).map { day, visits in

@@ -75,6 +75,53 @@ public struct SpotsService: Sendable {
         try await store.update(reference, now: now, change)
     }
 
+    /// What `spots edit` and SPOT.EDIT may change: one value both edges read their options into, so an option
+    /// means the same on either. `nil` keeps a field; an empty category or note clears it; a rating of
+    /// `.some(nil)` (typed `none`) clears the rating. Tags are removed first, then added, so
+    /// `--remove-tag x --add-tag x` keeps `x`.
+    public struct SpotChange: Sendable, Hashable {
+        public var name: String?
+        public var category: String?
+        public var addTags: [String]
+        public var removeTags: [String]
+        public var note: String?
+        public var rating: SpotRating??
+        /// Moves the spot.
+        public var coordinate: Coordinate?
+
+        public init(name: String? = nil, category: String? = nil, addTags: [String] = [], removeTags: [String] = [],
+                    note: String? = nil, rating: SpotRating?? = nil, coordinate: Coordinate? = nil) {
+            self.name = name
+            self.category = category
+            self.addTags = addTags
+            self.removeTags = removeTags
+            self.note = note
+            self.rating = rating
+            self.coordinate = coordinate
+        }
+
+        /// Nothing to change: each edge refuses it with its own option names.
+        public var isEmpty: Bool { self == SpotChange() }
+
+        public func apply(to spot: inout Spot) {
+            if let name { spot.name = name }
+            if let category { spot.category = category.isEmpty ? nil : PlaceCategory.normalize(category) ?? category }
+            if let note { spot.notes = note.isEmpty ? nil : note }
+            if let rating { spot.rating = rating }
+            if let coordinate { spot.coordinate = coordinate }
+            spot.tags.removeAll { removeTags.contains($0) }
+            for tag in addTags where !spot.tags.contains(tag) { spot.tags.append(tag) }
+        }
+    }
+
+    /// Changes the spot `reference` (its id or 4+ characters of it) names, in one transaction: `spots edit` and
+    /// SPOT.EDIT both come here.
+    /// - Throws: ``UnknownSpot`` when no saved spot answers to it, `InputError` when several do or the change
+    ///   leaves the spot without a name; nothing is saved then.
+    public func edit(_ reference: String, _ change: SpotChange, now: Date = Date()) async throws -> Spot {
+        try await store.update(reference, now: now) { change.apply(to: &$0) }
+    }
+
     /// Deletes the spot `reference` names; its visits stay, detached, because they still happened.
     /// - Throws: ``UnknownSpot`` when no saved spot answers to it.
     @discardableResult

@@ -130,34 +130,20 @@ extension HoursText {
 
 /// `--open-now` / `--open-at` for `search` and `nearby`: keeps the places whose hours say they are
 /// open, each read on its own wall clock. Places without hours, or whose hours do not say, are left out.
+/// The application applies it (``OpenHoursFilter``), as it does for the server's `OPEN NOW`.
 struct OpenFilterOptions: ParsableArguments {
-    @Flag(name: .customLong("open-now"), help: "Only places whose opening hours say they are open now.")
+    @Flag(name: .customLong("open-now"), help: "Only places whose opening hours say they are open now; places without hours are left out.")
     var openNow = false
 
     @Option(name: .customLong("open-at"), help: ArgumentHelp(
-        "Only places open at this moment; a time without an offset (2026-11-21T20:00) is each place's local time.",
+        "Only places open at this moment; a time without an offset (2026-11-21T20:00) is each place's local time; places without hours are left out.",
         valueName: "ISO8601"))
     var openAt: String?
 
-    var isActive: Bool { openNow || openAt != nil }
+    /// The filter both edges apply (``OpenHoursFilter``); `nil` keeps every place.
+    var filter: OpenHoursFilter? { openAt.map(OpenHoursFilter.at) ?? (openNow ? .now : nil) }
 
     func validate() throws {
         if openNow && openAt != nil { throw ValidationError("choose one of --open-now and --open-at") }
-    }
-
-    /// How many results to ask the index for, so that enough remain after filtering.
-    func fetchLimit(_ limit: Int) -> Int { isActive ? min(1_000, limit * 5) : limit }
-
-    func apply(_ places: [Place], limit: Int) throws(InputError) -> [Place] {
-        guard isActive else { return places }
-        // Check the moment once up front, so a typo is an error even when nothing matches.
-        if let openAt { _ = try LocalClock(timeZone: TimeZone(secondsFromGMT: 0)!).parse(openAt) }
-        let now = Date()
-        var kept: [Place] = []
-        for place in places where kept.count < limit {
-            let moment = try openAt.map { text throws(InputError) in try HoursReport.moment(text, for: place, fallback: nil) } ?? now
-            if HoursReport.evaluate(place: place, at: moment, timeZone: nil)?.openNow == true { kept.append(place) }
-        }
-        return kept
     }
 }

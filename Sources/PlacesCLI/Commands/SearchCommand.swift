@@ -58,10 +58,10 @@ struct SearchCommand: AsyncParsableCommand {
         try await reportingErrors(verbose: state.verbose) {
             let app = try state.openApp()
             let query = SearchQuery(
-                text: query, near: near, radius: radius, limit: openFilter.fetchLimit(limit), category: category?.lowercased())
-            let outcome = try await app.search(query, provider: provider?.lowercased())
+                text: query, near: near, radius: radius, limit: limit, category: category?.lowercased())
+            let outcome = try await app.search(query, provider: provider?.lowercased(), open: openFilter.filter)
             for note in outcome.notes { printError("places: \(Self.text(note))") }
-            let places = try openFilter.apply(outcome.places, limit: limit)
+            let places = outcome.places
             if places.isEmpty, !outcome.notes.isEmpty, !output.json, !output.geojson { return }
             try output.print(places, reference: near)
         }
@@ -125,8 +125,8 @@ struct NearbyCommand: AsyncParsableCommand {
             let center = at
             let app = try state.openApp()
             let query = NearbyQuery(
-                center: center, radius: radius, category: category?.lowercased(), brand: brand, limit: openFilter.fetchLimit(limit))
-            try output.print(try openFilter.apply(try await app.nearby(query, provider: provider), limit: limit), reference: center)
+                center: center, radius: radius, category: category?.lowercased(), brand: brand, limit: limit)
+            try output.print(try await app.nearby(query, provider: provider, open: openFilter.filter), reference: center)
         }
     }
 }

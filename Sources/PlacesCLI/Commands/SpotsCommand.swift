@@ -336,20 +336,23 @@ struct SpotsEditCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
+    /// The options read into the one change value SPOT.EDIT reads its keywords into.
+    func change() throws -> SpotsService.SpotChange {
+        SpotsService.SpotChange(name: name, category: category, addTags: addTag, removeTags: removeTag, note: note,
+                                rating: try rating.map { try SpotRating.parse($0) }, coordinate: at)
+    }
+
+    func validate() throws {
+        // The rating's text is checked when the command runs, where a bad value is one line and exit 2.
+        if rating == nil, SpotsService.SpotChange(name: name, category: category, addTags: addTag, removeTags: removeTag,
+                                                   note: note, coordinate: at).isEmpty {
+            throw ValidationError("say what to change: --name, --category, --add-tag, --remove-tag, --note, --rating or --at")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let newRating = try rating.map { try SpotRating.parse($0) }
-            let point = at
-            let (name, category, note, addTag, removeTag) = (name, category, note, addTag, removeTag)
-            let spot = try await state.openSpots().update(id) { spot in
-                if let name { spot.name = name }
-                if let category { spot.category = category.isEmpty ? nil : PlaceCategory.normalize(category) ?? category }
-                if let note { spot.notes = note.isEmpty ? nil : note }
-                if let newRating { spot.rating = newRating }
-                if let point { spot.coordinate = point }
-                spot.tags.removeAll { removeTag.contains($0) }
-                for tag in addTag where !spot.tags.contains(tag) { spot.tags.append(tag) }
-            }
+            let spot = try await state.openSpots().edit(id, try change())
             if json { try SpotOutput.printSpot(spot, json: true) } else { print(TerminalText.safe("updated \(SpotOutput.shortID(spot))  \(spot.name)")) }
         }
     }
@@ -363,6 +366,7 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
 
             Example:
               places spots rm 3f2a --yes
+              places spots rm 3f2a --yes --json
             """)
 
     @Argument(help: "The spot id or a prefix of it.")
@@ -370,6 +374,9 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
 
     @Flag(name: [.short, .long], help: "Delete without asking.")
     var yes = false
+
+    @Flag(help: "Print the deleted spot as JSON (as SPOT.RM replies).")
+    var json = false
 
     @OptionGroup var state: StateOptions
 
@@ -388,8 +395,10 @@ struct SpotsRemoveCommand: AsyncParsableCommand {
                     return
                 }
             }
-            try await spots.remove(spot.id.storeKey)
-            print(TerminalText.safe("deleted \(SpotOutput.shortID(spot))  \(spot.name)"))
+            let removed = try await spots.remove(spot.id.storeKey)
+            if json { try SpotOutput.printSpot(removed, json: true) } else {
+                print(TerminalText.safe("deleted \(SpotOutput.shortID(removed))  \(removed.name)"))
+            }
         }
     }
 }

@@ -305,8 +305,7 @@ struct SpotsVisitsEditCommand: AsyncParsableCommand {
         try await reportingErrors(verbose: state.verbose) {
             let service = try state.openSpots()
             let visit = try await service.editVisit(id, SpotsService.VisitChange(time: time, note: note, spot: spot))
-            let spotName = try await service.spotNames(for: [visit]).values.first
-            if json { printData(try PlacesJSON.encode(VisitJSON(visit, spotName: spotName))) } else {
+            if json { printData(try await PlacesJSON.visit(visit, spots: service)) } else {
                 print(TerminalText.safe("changed \(VisitOutput.shortID(visit))  \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(visit.note ?? "")"))
             }
         }
@@ -316,16 +315,24 @@ struct SpotsVisitsEditCommand: AsyncParsableCommand {
 struct SpotsVisitsRemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm", abstract: "Delete a logged visit.",
-        discussion: "Example:\n  places spots visits rm 7c1d")
+        discussion: "Examples:\n  places spots visits rm 7c1d\n  places spots visits rm 7c1d --json")
 
     @Argument(help: "The visit's id or its first 4+ characters (spots visits lists them).")
     var id: String
+
+    @Flag(help: "Print the deleted visit as JSON (as SPOT.VISITS.RM replies).")
+    var json = false
 
     @OptionGroup var state: StateOptions
 
     func run() async throws {
         try await reportingErrors(verbose: state.verbose) {
-            let visit = try await state.openSpots().removeVisit(id)
+            let service = try state.openSpots()
+            let visit = try await service.removeVisit(id)
+            if json {
+                printData(try await PlacesJSON.visit(visit, spots: service))
+                return
+            }
             print(TerminalText.safe("deleted \(VisitOutput.shortID(visit))  \(SpotTime.format(visit.time, timeZone: visit.timeZone))  \(visit.note ?? "")"))
         }
     }

@@ -40,6 +40,8 @@ public struct ServerApplication: Sendable {
             return nil
         } catch let unknown as UnknownSpot {
             throw InputError("unknown spot '\(unknown.reference.prefix(40))': SPOT.LIST shows the saved ids")
+        } catch let unknown as UnknownVisit {
+            throw InputError("unknown visit '\(unknown.reference.prefix(40))': SPOT.VISITS shows the logged ids")
         } catch let duplicate as DuplicateSpot {
             throw InputError("\(duplicate); SPOT.ADD saves only new places")
         } catch let denied as BudgetDenied {
@@ -102,6 +104,16 @@ public struct ServerApplication: Sendable {
         let (visit, spot) = try await spots.get().log(spot: request.spot, at: request.point, note: request.note, time: request.time,
                                                       app: try? places.get())
         return try PlacesJSON.encode(VisitJSON(visit, spotName: spot?.name))
+    }
+
+    func editVisit(_ reference: String, _ change: SpotsService.VisitChange) async throws -> Data? {
+        let service = try spots.get()
+        return try await PlacesJSON.visit(try await service.editVisit(reference, change), spots: service)
+    }
+
+    func removeVisit(_ reference: String) async throws -> Data? {
+        let service = try spots.get()
+        return try await PlacesJSON.visit(try await service.removeVisit(reference), spots: service)
     }
 
     func visits(_ request: ServerRequests.VisitDays) async throws -> Data? {

@@ -17,6 +17,8 @@ public struct CommandArguments: Sendable {
     public let syntax: String
     let arguments: [String]
     private var position = 0
+    /// Option keywords read so far by ``option(repeatable:)``.
+    private var optionsRead: Set<String> = []
 
     public init(syntax: String, arguments: [String]) {
         self.syntax = syntax
@@ -35,6 +37,17 @@ public struct CommandArguments: Sendable {
         guard position < arguments.count else { return nil }
         defer { position += 1 }
         return arguments[position].uppercased()
+    }
+
+    /// The next option's keyword upper-cased, or `nil` when none are left. Options come in any order, each
+    /// once unless `repeatable` names it (`TAG t`…).
+    /// - Throws: when a keyword comes a second time, naming it.
+    public mutating func option(repeatable: Set<String> = []) throws(CommandSyntaxError) -> String? {
+        guard let keyword = keyword() else { return nil }
+        guard repeatable.contains(keyword) || optionsRead.insert(keyword).inserted else {
+            throw usage("option '\(keyword.prefix(40))' given twice; give each option once")
+        }
+        return keyword
     }
 
     /// Every argument not read yet.

@@ -11,18 +11,22 @@ extension CommandTable {
     /// that answers it with the CLI's `--json` bytes (`nil`: a miss, sent as a null reply).
     public static func places(_ app: ServerApplication) -> CommandTable {
         CommandTable([
-            .core(app, "SEARCH", arity: 1...10, syntax: "SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]",
-                     summary: "places whose names match the words, as `places search --json`", memoisable: true,
-                     parse: ServerRequests.search) { query in
-                try PlacesJSON.places(try await app.places.get().search(query).places, reference: query.near)
+            .core(app, "SEARCH", arity: 1...13,
+                     syntax: "SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c] [OPEN NOW | OPEN AT time]",
+                     summary: "places whose names match the words, as `places search --json`; OPEN NOW keeps only places "
+                        + "whose hours say open now on their own clock (places without hours are left out)", memoisable: true,
+                     parse: ServerRequests.search) { request in
+                try PlacesJSON.places(try await app.places.get().search(request.query, open: request.open).places,
+                                      reference: request.query.near)
             },
             .core(app, "DETAILS", arity: 1...1, syntax: "DETAILS id",
                      summary: "one place by id (osm:node/123, geonames:658225); null when unknown", memoisable: true,
                      parse: ServerRequests.details) { query in try await app.details(query) },
-            .core(app, "NEARBY", arity: 2...10, syntax: "NEARBY lat lon [RADIUS m] [CATEGORY c] [BRAND b] [LIMIT n]",
-                     summary: "places around a point, nearest first", memoisable: true,
-                     parse: ServerRequests.nearby) { query in
-                try PlacesJSON.places(try await app.places.get().nearby(query), reference: query.center)
+            .core(app, "NEARBY", arity: 2...13,
+                     syntax: "NEARBY lat lon [RADIUS m] [CATEGORY c] [BRAND b] [LIMIT n] [OPEN NOW | OPEN AT time]",
+                     summary: "places around a point, nearest first; OPEN NOW as for SEARCH (places without hours are left out)",
+                     memoisable: true, parse: ServerRequests.nearby) { request in
+                try PlacesJSON.places(try await app.places.get().nearby(request.query, open: request.open), reference: request.query.center)
             },
             .core(app, "REVERSE", arity: 2...2, syntax: "REVERSE lat lon",
                      summary: "nearest place, city, country and time zone of a point; null when nothing is known", memoisable: true,
@@ -30,7 +34,7 @@ extension CommandTable {
                 try await app.reverse(query)
             },
             .core(app, "SUGGEST", arity: 1...6, syntax: "SUGGEST prefix [NEAR lat lon] [LIMIT n]",
-                     summary: "completions for a name being typed", memoisable: true,
+                     summary: "completions for a name being typed; options in any order, each once", memoisable: true,
                      parse: ServerRequests.suggest) { query in
                 try PlacesJSON.suggestions(try await app.places.get().suggest(query))
             },
@@ -69,12 +73,32 @@ extension CommandTable {
                      parse: ServerRequests.spotNearest) { request in
                 try PlacesJSON.spots(try await app.spots.get().nearest(request.center, limit: request.limit))
             },
+            .core(app, "SPOT.EDIT", arity: 3...64,
+                     syntax: "SPOT.EDIT id [NAME n] [CATEGORY c] [ADD-TAG t]… [REMOVE-TAG t]… [NOTE text] [RATING like|dislike|none] [AT lat lon]",
+                     summary: "change a spot (id or 4+ characters of it; an empty CATEGORY or NOTE clears it), as `places spots edit --json`",
+                     memoisable: false, parse: ServerRequests.spotEdit) { request in
+                try PlacesJSON.spot(try await app.spots.get().edit(request.reference, request.change))
+            },
+            .core(app, "SPOT.RM", arity: 1...1, syntax: "SPOT.RM id",
+                     summary: "delete a spot (its visits stay, detached); the deleted spot, as `places spots rm --yes --json`",
+                     memoisable: false, parse: { arguments throws(CommandSyntaxError) in try arguments.text() }) { reference in
+                try PlacesJSON.spot(try await app.spots.get().remove(reference))
+            },
             .core(app, "SPOT.LOG", arity: 2...64, syntax: "SPOT.LOG (SPOT id | AT lat lon) [NOTE text] [TIME iso8601]",
                      summary: "record a visit, as `places spots log --json`", memoisable: false,
                      parse: ServerRequests.spotLog) { request in try await app.logVisit(request) },
             .core(app, "SPOT.VISITS", arity: 0...2, syntax: "SPOT.VISITS [DAY yyyy-mm-dd | SINCE date]",
                      summary: "logged visits grouped by day, as `places spots visits --json`", memoisable: false,
                      parse: ServerRequests.spotVisits) { request in try await app.visits(request) },
+            .core(app, "SPOT.VISITS.EDIT", arity: 3...7, syntax: "SPOT.VISITS.EDIT id [TIME time] [NOTE text] [SPOT id]",
+                     summary: "change a logged visit (a time without an offset is on the visit's clock; NOTE \"\" removes the note), "
+                        + "as `places spots visits edit --json`", memoisable: false,
+                     parse: ServerRequests.visitEdit) { request in try await app.editVisit(request.reference, request.change) },
+            .core(app, "SPOT.VISITS.RM", arity: 1...1, syntax: "SPOT.VISITS.RM id",
+                     summary: "delete a logged visit; the deleted visit, as `places spots visits rm --json`", memoisable: false,
+                     parse: { arguments throws(CommandSyntaxError) in try arguments.text() }) { reference in
+                try await app.removeVisit(reference)
+            },
         ], infoSections: { [] })
     }
 }
@@ -100,23 +124,44 @@ extension ServerCommandEntry {
 enum ServerRequests {
     static func none(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> Bool { true }
 
-    static func search(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SearchQuery {
+    /// A search or nearby request with `OPEN NOW` / `OPEN AT time`: the query and the hours filter the
+    /// application applies (``OpenHoursFilter``), as the CLI's `--open-now` / `--open-at` ask it.
+    struct Filtered<Query: Equatable & Sendable>: Equatable, Sendable {
+        var query: Query
+        var open: OpenHoursFilter?
+    }
+
+    static func search(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> Filtered<SearchQuery> {
         let text = try arguments.text()
         var near: Coordinate?
         var radius: Double?
         var limit = SearchQuery.defaultLimit
         var category: String?
-        while let keyword = arguments.keyword() {
+        var open: OpenHoursFilter?
+        while let keyword = try arguments.option() {
             switch keyword {
             case "NEAR": near = try arguments.coordinate()
             case "RADIUS": radius = try arguments.metres()
             case "LIMIT": limit = try arguments.limit()
             case "CATEGORY": category = try arguments.text().lowercased()
+            case "OPEN": open = try openFilter(&arguments)
             default: throw arguments.unexpected(keyword)
             }
         }
         if radius != nil && near == nil { throw CommandSyntaxError("RADIUS needs NEAR lat lon; usage: \(arguments.syntax)") }
-        return SearchQuery(text: text, near: near, radius: radius, limit: limit, category: category)
+        return Filtered(query: SearchQuery(text: text, near: near, radius: radius, limit: limit, category: category), open: open)
+    }
+
+    /// `OPEN NOW` or `OPEN AT time` (ISO 8601; without an offset, each place's local time).
+    static func openFilter(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> OpenHoursFilter {
+        let filter: OpenHoursFilter
+        switch try arguments.text().uppercased() {
+        case "NOW": filter = .now
+        case "AT": filter = .at(try arguments.text())
+        case let other: throw arguments.usage("invalid OPEN '\(other.prefix(40))': expected OPEN NOW or OPEN AT time")
+        }
+        do { try filter.validate() } catch { throw arguments.usage(error.message) }
+        return filter
     }
 
     static func details(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> DetailsQuery {
@@ -124,29 +169,31 @@ enum ServerRequests {
         do { return DetailsQuery(id: try PlaceID(parsing: id)) } catch { throw CommandSyntaxError(error.message) }
     }
 
-    static func nearby(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NearbyQuery {
+    static func nearby(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> Filtered<NearbyQuery> {
         let center = try arguments.coordinate()
         var radius = NearbyQuery.defaultRadius
         var limit = NearbyQuery.defaultLimit
         var category: String?
         var brand: String?
-        while let keyword = arguments.keyword() {
+        var open: OpenHoursFilter?
+        while let keyword = try arguments.option() {
             switch keyword {
             case "RADIUS": radius = try arguments.metres()
             case "CATEGORY": category = try arguments.text().lowercased()
             case "BRAND": brand = try arguments.text()
             case "LIMIT": limit = try arguments.limit()
+            case "OPEN": open = try openFilter(&arguments)
             default: throw arguments.unexpected(keyword)
             }
         }
-        return NearbyQuery(center: center, radius: radius, category: category, brand: brand, limit: limit)
+        return Filtered(query: NearbyQuery(center: center, radius: radius, category: category, brand: brand, limit: limit), open: open)
     }
 
     static func suggest(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SuggestQuery {
         let prefix = try arguments.text()
         var near: Coordinate?
         var limit = SuggestQuery.defaultLimit
-        while let keyword = arguments.keyword() {
+        while let keyword = try arguments.option() {
             switch keyword {
             case "NEAR": near = try arguments.coordinate()
             case "LIMIT": limit = try arguments.limit()
@@ -162,7 +209,7 @@ enum ServerRequests {
         let name = try arguments.text()
         var near: Coordinate?
         var requested: Set<PlaceField> = []
-        while let keyword = arguments.keyword() {
+        while let keyword = try arguments.option() {
             switch keyword {
             case "NEAR": near = try arguments.coordinate()
             case "FIELDS":
@@ -187,7 +234,7 @@ enum ServerRequests {
 
     static func spotAdd(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NewSpot {
         var spot = NewSpot(name: try arguments.text(), coordinate: try arguments.coordinate())
-        while let keyword = arguments.keyword() {
+        while let keyword = try arguments.option(repeatable: ["TAG"]) {
             switch keyword {
             case "CATEGORY": spot.attributes.category = try arguments.text()
             case "TAG": spot.attributes.tags.append(try arguments.text())
@@ -201,7 +248,7 @@ enum ServerRequests {
 
     static func spotList(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SpotFilter {
         var filter = SpotFilter()
-        while let keyword = arguments.keyword() {
+        while let keyword = try arguments.option(repeatable: ["TAG"]) {
             switch keyword {
             case "CATEGORY":
                 let category = try arguments.text()
@@ -229,7 +276,7 @@ enum ServerRequests {
 
     static func spotNear(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> SpotArea {
         var area = SpotArea(center: try arguments.coordinate())
-        while let keyword = arguments.keyword() {
+        while let keyword = try arguments.option() {
             guard keyword == "RADIUS" else { throw arguments.unexpected(keyword) }
             area.radius = try arguments.metres()
         }
@@ -243,7 +290,7 @@ enum ServerRequests {
 
     static func spotNearest(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> NearestSpots {
         var request = NearestSpots(center: try arguments.coordinate())
-        while let keyword = arguments.keyword() {
+        while let keyword = try arguments.option() {
             guard keyword == "LIMIT" else { throw arguments.unexpected(keyword) }
             request.limit = try arguments.limit()
         }
@@ -259,7 +306,7 @@ enum ServerRequests {
 
     static func spotLog(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> VisitLog {
         var log = VisitLog()
-        while let keyword = arguments.keyword() {
+        while let keyword = try arguments.option() {
             switch keyword {
             case "SPOT": log.spot = try arguments.text()
             case "AT": log.point = try arguments.coordinate()
@@ -279,7 +326,7 @@ enum ServerRequests {
 
     static func spotVisits(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> VisitDays {
         var request = VisitDays()
-        while let keyword = arguments.keyword() {
+        while let keyword = try arguments.option() {
             switch keyword {
             case "DAY": request.day = try arguments.text()
             case "SINCE": request.since = try arguments.text()
@@ -288,5 +335,46 @@ enum ServerRequests {
         }
         if request.day != nil && request.since != nil { throw arguments.usage("choose one of DAY and SINCE") }
         return request
+    }
+
+    /// A spot or visit reference and what to change in it.
+    struct Edit<Change: Equatable & Sendable>: Equatable, Sendable {
+        var reference: String
+        var change: Change
+    }
+
+    /// SPOT.EDIT's keywords are `spots edit`'s options: both read into one ``SpotsService/SpotChange``.
+    static func spotEdit(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> Edit<SpotsService.SpotChange> {
+        var edit = Edit(reference: try arguments.text(), change: SpotsService.SpotChange())
+        while let keyword = try arguments.option(repeatable: ["ADD-TAG", "REMOVE-TAG"]) {
+            switch keyword {
+            case "NAME": edit.change.name = try arguments.text()
+            case "CATEGORY": edit.change.category = try arguments.text()
+            case "ADD-TAG": edit.change.addTags.append(try arguments.text())
+            case "REMOVE-TAG": edit.change.removeTags.append(try arguments.text())
+            case "NOTE": edit.change.note = try arguments.text()
+            case "RATING": edit.change.rating = .some(try arguments.value(SpotRating.parse))
+            case "AT": edit.change.coordinate = try arguments.coordinate()
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        return edit
+    }
+
+    /// SPOT.VISITS.EDIT's keywords are `spots visits edit`'s options: both read into one ``SpotsService/VisitChange``.
+    static func visitEdit(_ arguments: inout CommandArguments) throws(CommandSyntaxError) -> Edit<SpotsService.VisitChange> {
+        var edit = Edit(reference: try arguments.text(), change: SpotsService.VisitChange())
+        while let keyword = try arguments.option() {
+            switch keyword {
+            case "TIME": edit.change.time = try arguments.text()
+            case "NOTE": edit.change.note = try arguments.text()
+            case "SPOT": edit.change.spot = try arguments.text()
+            default: throw arguments.unexpected(keyword)
+            }
+        }
+        if let time = edit.change.time {
+            do { _ = try VisitTime.parse(time, now: Date(), zone: .current) } catch { throw arguments.usage(error.message) }
+        }
+        return edit
     }
 }

@@ -14,6 +14,10 @@ private func call<Request: Equatable & Sendable>(_ name: String, _ request: Requ
     .backend(expectedCall(name, request))
 }
 
+private func filtered<Query: Equatable & Sendable>(_ query: Query, open: OpenHoursFilter? = nil) -> ServerRequests.Filtered<Query> {
+    ServerRequests.Filtered(query: query, open: open)
+}
+
 private func syntaxError(_ words: String...) -> String? {
     do {
         _ = try CommandTable.parsingOnly.parse(RESPRequest(words))
@@ -27,9 +31,9 @@ private func syntaxError(_ words: String...) -> String? {
 @Suite struct ServerCommandTests {
     @Test func searchTakesOptionsInAnyOrderAndAnyCase() throws {
         let command = try parse("search", "maya bar", "limit", "3", "NEAR", "60.1721", "24.9450", "Radius", "250")
-        #expect(command == call("SEARCH", SearchQuery(
-            text: "maya bar", near: Coordinate(latitude: 60.1721, longitude: 24.945), radius: 250, limit: 3)))
-        #expect(try parse("SEARCH", "pizza") == call("SEARCH", SearchQuery(text: "pizza")))
+        #expect(command == call("SEARCH", filtered(SearchQuery(
+            text: "maya bar", near: Coordinate(latitude: 60.1721, longitude: 24.945), radius: 250, limit: 3))))
+        #expect(try parse("SEARCH", "pizza") == call("SEARCH", filtered(SearchQuery(text: "pizza"))))
     }
 
     /// Every option at once fits the command's arity (SEARCH allowed 9 arguments and SUGGEST 5, one
@@ -37,10 +41,10 @@ private func syntaxError(_ words: String...) -> String? {
     @Test func everyOptionAtOnceIsAccepted() throws {
         let point = Coordinate(latitude: 60.17, longitude: 24.94)
         #expect(try parse("SEARCH", "bar", "NEAR", "60.17", "24.94", "RADIUS", "300", "LIMIT", "5", "CATEGORY", "bar")
-            == call("SEARCH", SearchQuery(text: "bar", near: point, radius: 300, limit: 5, category: "bar")))
+            == call("SEARCH", filtered(SearchQuery(text: "bar", near: point, radius: 300, limit: 5, category: "bar"))))
         #expect(try parse("SUGGEST", "mann", "NEAR", "60.17", "24.94", "LIMIT", "3") == call("SUGGEST", SuggestQuery(prefix: "mann", near: point, limit: 3)))
         #expect(try parse("NEARBY", "60.17", "24.94", "RADIUS", "300", "CATEGORY", "bar", "BRAND", "Alko", "LIMIT", "5")
-            == call("NEARBY", NearbyQuery(center: point, radius: 300, category: "bar", brand: "Alko", limit: 5)))
+            == call("NEARBY", filtered(NearbyQuery(center: point, radius: 300, category: "bar", brand: "Alko", limit: 5))))
     }
 
     @Test func searchOptionsAreValidatedLikeTheCLI() {
@@ -61,7 +65,7 @@ private func syntaxError(_ words: String...) -> String? {
     @Test func nearbyReverseSuggestLookupAndScoreParse() throws {
         let center = Coordinate(latitude: 60.17, longitude: 24.94)
         #expect(try parse("NEARBY", "60.17", "24.94", "RADIUS", "300", "CATEGORY", "Cafe")
-            == call("NEARBY", NearbyQuery(center: center, radius: 300, category: "cafe")))
+            == call("NEARBY", filtered(NearbyQuery(center: center, radius: 300, category: "cafe"))))
         #expect(try parse("REVERSE", "60.17", "24.94") == call("REVERSE", ReverseQuery(coordinate: center)))
         #expect(try parse("SUGGEST", "kaf", "NEAR", "60.17", "24.94") == call("SUGGEST", SuggestQuery(prefix: "kaf", near: center)))
         #expect(syntaxError("LOOKUP", "x", "FIELDS", "colour")?.hasPrefix("ERR unknown field 'colour'") == true)
@@ -108,6 +112,52 @@ private func syntaxError(_ words: String...) -> String? {
         #expect(syntaxError("SPOT.LOG", "NOTE", "nowhere")?.hasPrefix("ERR say where the visit was: SPOT id or AT lat lon; usage: SPOT.LOG") == true)
         #expect(syntaxError("SPOT.VISITS", "DAY", "2025-06-01", "SINCE", "2025-01-01")
             == "ERR wrong number of arguments for 'spot.visits' command; usage: SPOT.VISITS [DAY yyyy-mm-dd | SINCE date]")
+    }
+
+    /// SUGGEST's options in either order, each once: a repeated or unknown option is one error naming it.
+    @Test func suggestOptionsComeInEitherOrderEachOnce() throws {
+        let point = Coordinate(latitude: 60.17, longitude: 24.94)
+        let expected = call("SUGGEST", SuggestQuery(prefix: "mann", near: point, limit: 3))
+        #expect(try parse("SUGGEST", "mann", "NEAR", "60.17", "24.94", "LIMIT", "3") == expected)
+        #expect(try parse("SUGGEST", "mann", "limit", "3", "near", "60.17", "24.94") == expected)
+        #expect(syntaxError("SUGGEST", "mann", "LIMIT", "3", "LIMIT", "4")
+            == "ERR option 'LIMIT' given twice; give each option once; usage: SUGGEST prefix [NEAR lat lon] [LIMIT n]")
+        #expect(syntaxError("SUGGEST", "mann", "near", "60", "24", "NEAR", "61")?.hasPrefix("ERR option 'NEAR' given twice") == true)
+        #expect(syntaxError("SUGGEST", "mann", "RADIUS", "3") == "ERR syntax error at 'RADIUS'; usage: SUGGEST prefix [NEAR lat lon] [LIMIT n]")
+        // Repeatable options stay repeatable.
+        #expect(throws: Never.self) { try parse("SPOT.ADD", "x", "60", "24", "TAG", "a", "TAG", "b") }
+    }
+
+    @Test func openNowAndOpenAtFilterSearchAndNearby() throws {
+        let point = Coordinate(latitude: 60.17, longitude: 24.94)
+        #expect(try parse("SEARCH", "bar", "open", "now", "LIMIT", "5")
+            == call("SEARCH", filtered(SearchQuery(text: "bar", limit: 5), open: .now)))
+        #expect(try parse("NEARBY", "60.17", "24.94", "OPEN", "AT", "2026-11-21T20:00", "CATEGORY", "bar")
+            == call("NEARBY", filtered(NearbyQuery(center: point, category: "bar"), open: .at("2026-11-21T20:00"))))
+        #expect(syntaxError("SEARCH", "bar", "OPEN", "LATE")?.hasPrefix("ERR invalid OPEN 'LATE': expected OPEN NOW or OPEN AT time; usage: SEARCH") == true)
+        #expect(syntaxError("NEARBY", "60.17", "24.94", "OPEN", "AT", "teatime")?.contains("usage: NEARBY") == true)
+        #expect(syntaxError("SEARCH", "bar", "OPEN", "NOW", "OPEN", "NOW")?.hasPrefix("ERR option 'OPEN' given twice") == true)
+    }
+
+    @Test func spotEditRemoveAndVisitCommandsParse() throws {
+        var change = SpotsService.SpotChange(name: "Ateneum", addTags: ["art", "winter"], removeTags: ["summer"], note: "",
+                                             rating: .some(nil), coordinate: Coordinate(latitude: 60.17, longitude: 24.94))
+        #expect(try parse("spot.edit", "3f2a", "name", "Ateneum", "ADD-TAG", "art", "REMOVE-TAG", "summer", "add-tag", "winter",
+                          "NOTE", "", "RATING", "none", "AT", "60.17", "24.94")
+            == call("SPOT.EDIT", ServerRequests.Edit(reference: "3f2a", change: change)))
+        change = SpotsService.SpotChange(category: "Cafe", rating: .some(.dislike))
+        #expect(try parse("SPOT.EDIT", "3f2a", "RATING", "dislike", "CATEGORY", "Cafe")
+            == call("SPOT.EDIT", ServerRequests.Edit(reference: "3f2a", change: change)))
+        #expect(try parse("SPOT.RM", "3f2a") == call("SPOT.RM", "3f2a"))
+        #expect(try parse("SPOT.VISITS.RM", "7c1d") == call("SPOT.VISITS.RM", "7c1d"))
+        #expect(try parse("SPOT.VISITS.EDIT", "7c1d", "NOTE", "again", "SPOT", "3f2a")
+            == call("SPOT.VISITS.EDIT", ServerRequests.Edit(reference: "7c1d", change: SpotsService.VisitChange(note: "again", spot: "3f2a"))))
+        #expect(syntaxError("SPOT.EDIT", "3f2a")?.hasPrefix("ERR wrong number of arguments for 'spot.edit' command; usage: SPOT.EDIT id") == true)
+        #expect(syntaxError("SPOT.EDIT", "3f2a", "COLOUR", "red")?.hasPrefix("ERR syntax error at 'COLOUR'; usage: SPOT.EDIT") == true)
+        #expect(syntaxError("SPOT.EDIT", "3f2a", "NAME", "a", "NAME", "b")?.hasPrefix("ERR option 'NAME' given twice") == true)
+        #expect(syntaxError("SPOT.EDIT", "3f2a", "RATING", "meh")?.hasPrefix("ERR invalid rating 'meh'") == true)
+        #expect(syntaxError("SPOT.RM") == "ERR wrong number of arguments for 'spot.rm' command; usage: SPOT.RM id")
+        #expect(syntaxError("SPOT.VISITS.EDIT", "7c1d", "TIME", "teatime")?.contains("usage: SPOT.VISITS.EDIT") == true)
     }
 
     @Test func unknownCommandsSayWhatToTry() {

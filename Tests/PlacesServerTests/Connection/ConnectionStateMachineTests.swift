@@ -75,9 +75,11 @@ import Testing
         }
         #expect(docs.count == 2 * CommandTable.parsingOnly.entries.count, "a name and its doc map per command")
         #expect(docs.prefix(2) == [.bulk("search"), .array([
-            .bulk("summary"), .bulk("places whose names match the words, as `places search --json`"), .bulk("since"), .bulk("1.0.0"),
+            .bulk("summary"), .bulk("places whose names match the words, as `places search --json`; OPEN NOW keeps only places "
+                + "whose hours say open now on their own clock (places without hours are left out)"), .bulk("since"), .bulk("1.0.0"),
             .bulk("group"), .bulk("generic"), .bulk("arguments"),
-            .array([.array([.bulk("name"), .bulk("query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]"), .bulk("type"), .bulk("string")])]),
+            .array([.array([.bulk("name"), .bulk("query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c] [OPEN NOW | OPEN AT time]"),
+                            .bulk("type"), .bulk("string")])]),
         ])])
         #expect(machine.received(RESPRequest(["CONFIG", "GET", "save"])) == .reply(.array([])))
         #expect(machine.received(RESPRequest(["CLIENT", "SETINFO", "lib-name", "redis-py"])) == .reply(.ok))
@@ -144,7 +146,7 @@ import Testing
         #expect(machine.inputClosed() == .closeWhenAnswered)
         #expect(machine.isInputClosed)
         #expect(!machine.isClosing, "the requests received before the FIN are still to be answered")
-        #expect(machine.received(RESPRequest(["SEARCH", "kiasma"])) == .execute(expectedCall("SEARCH", SearchQuery(text: "kiasma"))))
+        #expect(machine.received(RESPRequest(["SEARCH", "kiasma"])) == .execute(expectedCall("SEARCH", ServerRequests.Filtered(query: SearchQuery(text: "kiasma")))))
         #expect(machine.received(RESPRequest(["SPOT.ADD", "Kiasma", "60.1717", "24.9363"]))
             == .execute(expectedCall("SPOT.ADD", ServerRequests.NewSpot(name: "Kiasma", coordinate: Coordinate(latitude: 60.1717, longitude: 24.9363)))))
         #expect(machine.received(RESPRequest(["PING"])) == .reply(.simpleString("PONG")))

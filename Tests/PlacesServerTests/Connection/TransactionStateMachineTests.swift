@@ -15,7 +15,7 @@ import Testing
         #expect(machine.received(RESPRequest(["PING"])) == .reply(.simpleString("QUEUED")))
         #expect(machine.received(RESPRequest(["INFO", "stats"])) == .reply(.simpleString("QUEUED")))
         #expect(machine.received(RESPRequest(["EXEC"])) == .executeTransaction([
-            .execute(expectedCall("SEARCH", SearchQuery(text: "kiasma"))),
+            .execute(expectedCall("SEARCH", ServerRequests.Filtered(query: SearchQuery(text: "kiasma")))),
             .reply(.simpleString("PONG")),
             .report(sections: ["stats"], json: false),
         ]))

@@ -18,7 +18,7 @@ struct FakeApplication: Sendable {
         return CommandTable([
             .backend("SEARCH", arity: 1...9, syntax: "SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c]",
                      summary: "fake search", memoisable: true, parse: ServerRequests.search) { query in
-                try await Self.search(query, gate: gate)
+                try await Self.search(query.query, gate: gate)
             },
             .backend("DETAILS", arity: 1...1, syntax: "DETAILS id", summary: "fake details", memoisable: true,
                      parse: ServerRequests.details) { query in Self.places[query.id.description].map { Data($0.utf8) } },
