@@ -136,6 +136,7 @@ public final class PlacesApplication: Sendable {
     public func search(_ query: SearchQuery, provider name: String? = nil, open: OpenHoursFilter? = nil) async throws -> SearchOutcome {
         try open?.validate()
         var asked = query
+        asked.category = try PlaceCategory.checked(query.category)
         asked.limit = OpenHoursFilter.fetchLimit(query.limit, filter: open)
         var outcome = try await searchAll(asked, provider: name)
         if let open { outcome.places = try open.keep(outcome.places, limit: query.limit, now: clock()) }
@@ -144,7 +145,7 @@ public final class PlacesApplication: Sendable {
 
     private func searchAll(_ query: SearchQuery, provider name: String?) async throws -> SearchOutcome {
         if let name, !isLocal(name) {
-            return SearchOutcome(places: try withTimeZones(await provider(named: name).search(query)), notes: [])
+            return SearchOutcome(places: try withTimeZones(DuplicatePlaces.collapse(await provider(named: name).search(query))), notes: [])
         }
         let index = try index
         let result = try index.searchExplained(text: query.text, near: query.near, radius: query.radius,
@@ -159,7 +160,7 @@ public final class PlacesApplication: Sendable {
         } else if result.places.isEmpty, result.didYouMean == nil {
             notes.append(.nothingMatches(text: query.text, importedFiles: sources.count))
         }
-        return SearchOutcome(places: try withTimeZones(result.places), notes: notes)
+        return SearchOutcome(places: try withTimeZones(DuplicatePlaces.collapse(result.places)), notes: notes)
     }
 
     /// What the local index holds: each imported file, newest first.
@@ -172,12 +173,13 @@ public final class PlacesApplication: Sendable {
     public func nearby(_ query: NearbyQuery, provider name: String? = nil, open: OpenHoursFilter? = nil) async throws -> [Place] {
         try open?.validate()
         var asked = query
+        asked.category = try PlaceCategory.checked(query.category)
         asked.limit = OpenHoursFilter.fetchLimit(query.limit, filter: open)
         let places: [Place]
         if let name, !isLocal(name) {
-            places = try withTimeZones(await provider(named: name).nearby(asked))
+            places = try withTimeZones(DuplicatePlaces.collapse(await provider(named: name).nearby(asked)))
         } else {
-            places = try withTimeZones(await local.nearby(asked))
+            places = try withTimeZones(DuplicatePlaces.collapse(await local.nearby(asked)))
         }
         guard let open else { return places }
         return try open.keep(places, limit: query.limit, now: clock())
@@ -213,8 +215,8 @@ public final class PlacesApplication: Sendable {
 
     /// Search-as-you-type from the local index, or from one named provider (metered and cached).
     public func suggest(_ query: SuggestQuery, provider name: String? = nil) async throws -> [Suggestion] {
-        guard let name, !isLocal(name) else { return try await local.suggest(query) }
-        return try await provider(named: name).suggest(query)
+        guard let name, !isLocal(name) else { return DuplicatePlaces.collapse(try await local.suggest(query)) }
+        return DuplicatePlaces.collapse(try await provider(named: name).suggest(query))
     }
 
     /// Imports an `.osm.pbf` extract or a GeoNames dump into the local index, in one transaction.

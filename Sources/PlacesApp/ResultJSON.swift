@@ -56,6 +56,7 @@ public struct SuggestionJSON: Encodable, Sendable {
     public var id: String?
     public var lat: Double?
     public var lon: Double?
+    public var alternateIds: [String]?
 
     public init(_ suggestion: Suggestion) {
         text = suggestion.text
@@ -63,16 +64,19 @@ public struct SuggestionJSON: Encodable, Sendable {
         id = suggestion.placeID?.description
         lat = suggestion.coordinate.map { PlacesJSON.degrees($0.latitude) }
         lon = suggestion.coordinate.map { PlacesJSON.degrees($0.longitude) }
+        alternateIds = suggestion.alternateIDs.map { $0.map(\.description) }
     }
 
     enum CodingKeys: String, CodingKey {
         case text, id, lat, lon
         case secondaryText = "secondary_text"
+        case alternateIds = "alternate_ids"
     }
 
     /// Every key is present, `null` when the source did not say.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(alternateIds, forKey: .alternateIds)
         try c.encode(id, forKey: .id)
         try c.encode(lat, forKey: .lat)
         try c.encode(lon, forKey: .lon)
@@ -103,6 +107,7 @@ extension SuggestionJSON {
     /// Every key, `null` when unknown, as ``encode(to:)`` writes it.
     public func write(into writer: inout JSONWriter) {
         writer.beginObject()
+        if let alternateIds { writer.key("alternate_ids"); writer.value(alternateIds) }
         writer.key("id"); writer.value(id)
         writer.key("lat"); writer.value(lat)
         writer.key("lon"); writer.value(lon)

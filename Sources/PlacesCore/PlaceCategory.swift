@@ -34,6 +34,19 @@ public enum PlaceCategory {
         "college": "university", "kindergarten": "school",
     ]
 
+    /// A category as typed after `--category` or `CATEGORY`, normalised (`coffee` → `cafe`, `Fast food` →
+    /// `fast_food`); `nil` stays `nil`.
+    /// - Throws: ``InputError`` naming the nearest known category, if one is close, and listing them all.
+    public static func checked(_ typed: String?) throws(InputError) -> String? {
+        guard let typed else { return nil }
+        if let category = normalize(typed) { return category }
+        let folded = TextFolding.fold(typed).trimmedOfSpaces.replacingOccurrences(of: " ", with: "_")
+        let nearest = all.compactMap { name in SearchText.editDistance(folded, name, limit: 2).map { (name, $0) } }
+            .min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+        let hint = nearest.map { " (did you mean \($0)?)" } ?? ""
+        throw InputError("unknown category '\(typed.prefix(40))'\(hint); known categories: \(all.sorted().joined(separator: ", "))")
+    }
+
     /// The normalised category for a provider label, or `nil` when it means nothing we group by.
     /// Accepts bare values (`cafe`), OSM `key=value` pairs and human titles ("Coffee Shop").
     public static func normalize(_ label: String) -> String? {

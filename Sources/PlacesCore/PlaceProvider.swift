@@ -144,11 +144,15 @@ public struct Suggestion: Hashable, Sendable, Codable {
     public var secondaryText: String?
     public var placeID: PlaceID?
     public var coordinate: Coordinate?
+    /// Ids of duplicates folded into this suggestion (the same place mapped twice); `nil` when there were none.
+    public var alternateIDs: [PlaceID]?
 
-    public init(text: String, secondaryText: String? = nil, placeID: PlaceID? = nil, coordinate: Coordinate? = nil) {
+    public init(text: String, secondaryText: String? = nil, placeID: PlaceID? = nil, coordinate: Coordinate? = nil,
+                alternateIDs: [PlaceID]? = nil) {
         self.text = text
         self.secondaryText = secondaryText
         self.placeID = placeID
         self.coordinate = coordinate
+        self.alternateIDs = alternateIDs
     }
 }

@@ -30,6 +30,8 @@ struct ServerParityTests {
         [
             (["search", "maya bar", "--near", "60.1721,24.9450"], #"SEARCH "maya bar" NEAR 60.1721 24.9450"#),
             (["search", "kiasma", "--limit", "3"], "SEARCH kiasma LIMIT 3"),
+            // Two OSM nodes named Aktia 25 m apart, folded into one result on both sides.
+            (["search", "aktia", "--near", "60.1687,24.9397"], "SEARCH aktia NEAR 60.1687 24.9397"),
             (["details", "geonames:658225"], "DETAILS geonames:658225"),
             (["nearby", "--at", "60.1721,24.9450", "--radius", "120", "--category", "bar"], "NEARBY 60.1721 24.9450 RADIUS 120 CATEGORY bar"),
             (["reverse", "60.1699,24.9384"], "REVERSE 60.1699 24.9384"),
