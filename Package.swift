@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // Colour on a terminal (`--color`, NO_COLOR) for the CLI's tables.
         .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
+        // `places serve --metrics-port`: counters through swift-metrics, exposed as Prometheus text.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: Core model: Foundation only.
@@ -103,7 +106,10 @@ let package = Package(
         .target(name: "PlacesConfig", dependencies: ["PlacesCore", "TOMLKit"], path: "Sources/PlacesConfig"),
         .target(
             name: "PlacesPipeline",
-            dependencies: ["PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PlacesCore", "PlacesMatching", "LookupCache", "BudgetLedger", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             path: "Sources/PlacesPipeline"),
         .target(
             name: "PlacesApp",
@@ -120,12 +126,15 @@ let package = Package(
         .target(
             name: "PlacesServer",
             dependencies: [
-                "PlacesApp", "RESP",
+                "PlacesApp", "RESP", "BudgetLedger",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Sources/PlacesServer"),
         .executableTarget(
@@ -137,6 +146,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Sources/PlacesCLI"),
         .executableTarget(

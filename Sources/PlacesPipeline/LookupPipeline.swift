@@ -93,12 +93,21 @@ public final class LookupPipeline: Sendable {
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
         // Fast path: a fresh hit needs neither the single-flight table nor a task.
         let key = cacheKey(request)
-        if let cache, let entry = try await cache.entry(for: key), let hit = hitOutcome(entry, key: key) { return hit }
+        if let cache, let entry = try await cache.entry(for: key), let hit = hitOutcome(entry, key: key) {
+            PipelineMetrics.lookupCacheHits.increment()
+            return hit
+        }
         let flightKey = key + "|max=\(request.maxCost?.value ?? -1)|offline=\(request.offline)"
         let (outcome, leader) = try await flights.run(flightKey) { [self] in
             // Across processes sharing the cache, one fills the key and the others find its answer (run re-reads).
             guard let cache else { return try await run(request) }
             return try await cache.withFillLock(key: key, timeout: Self.fillLockTimeout) { try await self.run(request) }
+        }
+        if cache != nil {
+            // Once per lookup, followers of a shared flight included: hits and misses add up to the lookups.
+            if outcome.stopReason == .cacheHit { PipelineMetrics.lookupCacheHits.increment() } else {
+                PipelineMetrics.lookupCacheMisses.increment()
+            }
         }
         guard !leader else { return outcome }
         var shared = outcome

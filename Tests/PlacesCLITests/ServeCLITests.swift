@@ -230,6 +230,30 @@ final class RunningServer: Sendable {
     func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
+
+    /// The TCP ports this process listens on, from Linux's socket tables (its open sockets' inodes in
+    /// `/proc/net/tcp{,6}` in state LISTEN); empty where there is no /proc.
+    var listeningPorts: [Int] {
+        let fdDirectory = "/proc/\(process.processIdentifier)/fd"
+        let inodes = Set(((try? FileManager.default.contentsOfDirectory(atPath: fdDirectory)) ?? []).compactMap { fd -> String? in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fdDirectory + "/" + fd),
+                  target.hasPrefix("socket:[") else { return nil }
+            return String(target.dropFirst("socket:[".count).dropLast())
+        })
+        var ports: [Int] = []
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            // Read to the end: /proc files report a size of 0, so a read by size gets nothing.
+            let text = FileHandle(forReadingAtPath: table).map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode; 0A is LISTEN.
+                guard fields.count > 9, fields[3] == "0A", inodes.contains(String(fields[9])),
+                      let port = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) }) else { continue }
+                ports.append(port)
+            }
+        }
+        return ports
+    }
 }
 
 struct ServeFailure: Error, CustomStringConvertible {

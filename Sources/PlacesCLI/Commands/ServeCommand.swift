@@ -1,9 +1,12 @@
 import ArgumentParser
+import BudgetLedger
+import CoreMetrics
 import Foundation
 import Logging
 import PlacesApp
 import PlacesCore
 import PlacesServer
+import Prometheus
 import RESP
 import ServiceLifecycle
 
@@ -30,6 +33,8 @@ struct ServeCommand: AsyncParsableCommand {
               printf 'PING\\r\\n' | nc 127.0.0.1 7878
               printf 'SEARCH kiasma\\r\\n' | nc -N 127.0.0.1 7878   (answered, then closed)
               PLACES_PASSWORD=s3cret places serve --host 0.0.0.0 --requirepass-env PLACES_PASSWORD
+              places serve --metrics-port 9464
+              curl -s http://127.0.0.1:9464/metrics   (Prometheus text; the README lists the metrics)
             """)
 
     @Option(help: "The address to listen on.")
@@ -75,6 +80,15 @@ struct ServeCommand: AsyncParsableCommand {
                                + "requests are refused with an error.", valueName: "BYTES"))
     var maxInFlightBytes = ServerConfiguration().maxRequestBytesInFlight
 
+    @Option(name: .customLong("metrics-port"),
+            help: ArgumentHelp("Serve Prometheus metrics over HTTP at GET /metrics on this port (off unless given; "
+                               + "0 picks a free one and logs it).", valueName: "PORT"))
+    var metricsPort: String?
+
+    @Option(name: .customLong("metrics-host"),
+            help: ArgumentHelp("The address the metrics listener binds to.", valueName: "HOST"))
+    var metricsHost = "127.0.0.1"
+
     @OptionGroup var state: StateOptions
 
     func run() async throws {
@@ -96,6 +110,17 @@ struct ServeCommand: AsyncParsableCommand {
             guard maxInFlightBytes >= maxRequestBytes else {
                 throw InputError("invalid --max-in-flight-bytes \(maxInFlightBytes): expected at least --max-request-bytes (\(maxRequestBytes))")
             }
+            // Read as text, so "abc" gets this one line and exit status 1 like any other bad value.
+            var metricsPort: Int?
+            if let text = self.metricsPort {
+                guard let number = Int(text.trimmingCharacters(in: .whitespaces)), (0...65_535).contains(number) else {
+                    throw InputError("invalid --metrics-port '\(text.prefix(40))': expected a port number, 0…65535")
+                }
+                metricsPort = number
+            }
+            if metricsPort == nil && metricsHost != "127.0.0.1" {
+                throw InputError("--metrics-host \(metricsHost.prefix(60)) needs --metrics-port")
+            }
             guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
                 throw InputError("invalid --log-level '\(logLevel)': expected trace, debug, info, notice, warning, error or critical")
             }
@@ -113,6 +138,10 @@ struct ServeCommand: AsyncParsableCommand {
                 return handler
             }
             let logger = Logger(label: "places.serve")
+            // Before anything opens: the pipeline makes its counters (paid calls, spend, cache hits) as providers
+            // are built, through swift-metrics, and they must land in the registry /metrics shows.
+            let metricsRegistry = metricsPort.map { _ in PrometheusCollectorRegistry() }
+            if let metricsRegistry { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metricsRegistry)) }
             let app = try PlacesApplication.open(environment, notice: { printError($0) }, logger: logger)
             try app.openLocalIndex()
             let application = ServerApplication(
@@ -133,8 +162,18 @@ struct ServeCommand: AsyncParsableCommand {
                 idleTimeoutSeconds: idleTimeout, limits: limits, eventLoopCount: eventLoops,
                 maxRequestBytesInFlight: maxInFlightBytes, version: PlacesVersion.string)
             let server = PlacesServer(configuration: configuration, commands: .places(application), logger: logger,
-                                      memo: ReplyMemo(timeToLive: .seconds(memoTimeToLive)))
-            let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+                                      memo: ReplyMemo(timeToLive: .seconds(memoTimeToLive)), metricsRegistry: metricsRegistry)
+            var services: [any Service] = [server]
+            if let metricsRegistry, let metricsPort {
+                var budgetReport: (@Sendable () async throws -> BudgetReport)?
+                if case .success(let lookup) = application.lookup {
+                    budgetReport = { try await lookup.budgetReport() }
+                }
+                let exporter = MetricsExporter(
+                    registry: metricsRegistry, metrics: server.metrics, memo: server.memo, budgetReport: budgetReport)
+                services.append(MetricsHTTPServer(host: metricsHost, port: metricsPort, exporter: exporter, logger: logger))
+            }
+            let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             // Shared state: the periodic purge and the refund of dangling reservations, until the server stops.
             let maintenance = try app.sharedStateMaintenance().map { upkeep in
                 Task { await upkeep.run { logger.notice("\($0)") } }
@@ -142,6 +181,9 @@ struct ServeCommand: AsyncParsableCommand {
             defer { maintenance?.cancel() }
             do {
                 try await group.run()
+            } catch let error as ServerStartError where error.port == metricsPort && error.host == metricsHost {
+                throw InputError("cannot listen for metrics on \(error.host):\(error.port): \(error.reason) "
+                                 + "(is another server using the port? try another --metrics-port, or check --metrics-host)")
             } catch let error as ServerStartError {
                 throw InputError("cannot listen on \(error.host):\(error.port): \(error.reason) "
                                  + "(is another server using the port? try --port, or check --host)")

@@ -67,9 +67,16 @@ public struct CachingProvider: ProviderDecorator {
             guard let entry = try await cache.entry(for: key), entry.isFresh(at: clock()) else { return nil }
             return try? JSONDecoder().decode(Value.self, from: entry.payload)
         }
-        if let stored = try await fresh() { return stored }
+        if let stored = try await fresh() {
+            PipelineMetrics.providerCacheHits.increment()
+            return stored
+        }
         return try await cache.withFillLock(key: key, timeout: Self.fillLockTimeout) {
-            if let stored = try await fresh() { return stored }
+            if let stored = try await fresh() {
+                PipelineMetrics.providerCacheHits.increment()
+                return stored
+            }
+            PipelineMetrics.providerCacheMisses.increment()
             let value = try await load()
             try await cache.store(key: key, kind: .answer, payload: try JSONEncoder().encode(value), providers: [name], ttl: timeToLive)
             return value

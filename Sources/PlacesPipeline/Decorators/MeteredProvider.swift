@@ -76,11 +76,13 @@ public struct MeteredProvider: ProviderDecorator {
     public let wrapped: any PlaceProvider
     public let ledger: any BudgetLedger
     private let logger: Logger?
+    private let paidCalls: PaidCallMetrics
 
     public init(_ provider: any PlaceProvider, ledger: any BudgetLedger, logger: Logger? = nil) {
         wrapped = provider
         self.ledger = ledger
         self.logger = logger
+        paidCalls = PaidCallMetrics(provider: provider.name)
     }
 
     /// Runs `call` on the wrapped provider inside a reservation for `operation`'s price.
@@ -100,7 +102,12 @@ public struct MeteredProvider: ProviderDecorator {
             value = try await call(wrapped)
         } catch {
             let billed = (error as? ProviderError)?.wasBilled ?? false
-            if billed { try await ledger.settle(reservation) } else { try await ledger.refund(reservation) }
+            if billed {
+                try await ledger.settle(reservation)
+                if quote.cost > .zero { paidCalls.record(costMicroDollars: reservation.cost.value) }
+            } else {
+                try await ledger.refund(reservation)
+            }
             if reservation.cost > .zero {
                 logger?.info("paid call failed", metadata: [
                     "provider": "\(name)", "sku": "\(quote.sku)", "cost": "\(billed ? reservation.cost : .zero)",
@@ -110,6 +117,7 @@ public struct MeteredProvider: ProviderDecorator {
         }
         try await ledger.settle(reservation)
         if quote.cost > .zero {
+            paidCalls.record(costMicroDollars: reservation.cost.value)
             logger?.info("paid call", metadata: [
                 "provider": "\(name)", "operation": "\(operation.rawValue)", "sku": "\(quote.sku)",
                 "cost": "\(reservation.cost)", "free_allowance": "\(reservation.isFree)"])

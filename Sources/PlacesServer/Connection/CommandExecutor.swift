@@ -63,30 +63,41 @@ public struct CommandExecutor: Sendable {
             return .bulk(data)
         } catch let error as ServerBackendError {
             switch error {
-            case .notOpened(let reason): return .error("ERR \(call.commandName) cannot run: \(reason); fix that and restart the server")
+            case .notOpened(let reason):
+                metrics.countError(.storageUnavailable)
+                return .error("ERR \(call.commandName) cannot run: \(reason); fix that and restart the server")
             case .failed(let reason):
+                metrics.countError(.internal)
                 // The operator sees it too: an outage shows in the log, not only in one client's reply.
                 logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
                 return .error("ERR \(call.commandName) failed: \(reason)")
             case .budgetDenied(let reason):
+                metrics.countError(.budget)
                 return .error("ERR budget \(reason)")
             case .upstream(let reason):
+                metrics.countError(.provider)
                 logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
                 return .error("ERR upstream \(reason)")
             case .storageUnavailable(let reason):
+                metrics.countError(.storageUnavailable)
                 logger.error("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
                 return .error("ERR storage unavailable: \(reason)")
             }
         } catch let error as InputError {
+            metrics.countError(.input)
             return .error("ERR " + error.message)
         } catch let error as StorageUnavailable {
             // Shared state is down: say so; the local index and memoised replies keep answering meanwhile.
+            metrics.countError(.storageUnavailable)
             return .error("ERR " + error.description)
         } catch let error as ProviderError {
+            metrics.countError(.provider)
             return .error("ERR " + error.description)
         } catch is CancellationError {
+            metrics.countError(.internal)
             return .error("ERR the server is shutting down; retry")
         } catch {
+            metrics.countError(.internal)
             logger.error("backend call failed", metadata: ["command": "\(call.commandName)", "error": "\(String(reflecting: type(of: error)))"])
             return .error("ERR \(call.commandName) failed inside the server; see the server log")
         }
@@ -127,6 +138,13 @@ public struct CommandExecutor: Sendable {
                 ("misses", String(counters.misses)),
                 ("requests_refused_for_memory", String(counters.requestsRefusedForMemory)),
             ]),
+            // Redis's sections of the same names: requests by command and error replies by kind.
+            InfoSection(name: "commandstats", fields: metrics.commands.filter { $0.callCount > 0 }.map {
+                ("cmdstat_" + $0.name.lowercased(), "calls=\($0.callCount)")
+            }),
+            InfoSection(name: "errorstats", fields: ServerMetrics.ErrorKind.allCases.map {
+                ("errorstat_" + $0.rawValue, "count=\(metrics.errorCount($0))")
+            }),
         ]
         var sections = builtIn + (await commands.infoSections())
         let memo = self.memo.statistics

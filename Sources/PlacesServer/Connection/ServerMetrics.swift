@@ -1,4 +1,7 @@
 import Foundation
+import NIOCore
+import Prometheus
+import RESP
 import Synchronization
 
 /// Counters shared by all connections on every event loop, for INFO, STATS and the client limit.
@@ -24,14 +27,102 @@ public final class ServerMetrics: Sendable {
 
     /// The counters that only ever grow.
     public enum Event: Sendable {
-        case commandProcessed, errorReply, protocolError, droppedHTTPRequest, idleTimeout, backendCall,
+        case errorReply, protocolError, droppedHTTPRequest, idleTimeout, backendCall,
              answeredFromMemory, miss, requestRefusedForMemory
     }
+
+    /// What an error reply was about, for `places_errors_total{kind=…}`. Each kind is counted once, where the
+    /// server decides the reply, so INFO's `total_error_replies` and these never disagree about an error.
+    public enum ErrorKind: String, Sendable, CaseIterable {
+        /// The bytes were not RESP: the reply is sent and the connection closed (INFO's `protocol_errors`).
+        case `protocol`
+        /// The request was refused as written: unknown command, wrong arguments, AUTH missing, MULTI misuse,
+        /// or an argument the application rejects (``InputError``).
+        case input
+        /// The shared or local store could not be reached.
+        case storageUnavailable = "storage_unavailable"
+        /// A provider failed upstream.
+        case provider
+        /// The budget did not allow a paid call.
+        case budget
+        /// Anything else, logged by the server.
+        case `internal`
+
+        /// The kind's place in the counters; a switch, since `allCases` would build an array on each call.
+        fileprivate var slot: Int {
+            switch self {
+            case .protocol: 0
+            case .input: 1
+            case .storageUnavailable: 2
+            case .provider: 3
+            case .budget: 4
+            case .internal: 5
+            }
+        }
+    }
+
+    /// One command's counters: found once per request by the command's name bytes, without building a string.
+    public final class CommandCounters: Sendable {
+        /// The command name as it appears in the `command` label: upper case, or `other` for an unknown name.
+        public let name: String
+        fileprivate let calls = Atomic<Int>(0)
+        /// Seconds from the request being read to its reply being ready; `nil` when nothing exports it.
+        public let latency: DurationHistogram?
+
+        init(name: String, latency: DurationHistogram?) {
+            self.name = name
+            self.latency = latency
+        }
+
+        public var callCount: Int { calls.load(ordering: .relaxed) }
+    }
+
+    /// An atomic that an array can hold (``Atomic`` itself cannot be copied into one).
+    private final class ErrorCounter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    /// A command name compared without regard to case, as the command table reads names.
+    private struct CommandName: Hashable {
+        let bytes: ByteBuffer
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeReadableBytes { raw in
+                for byte in raw { hasher.combine(Self.upper(byte)) }
+            }
+        }
+
+        static func == (lhs: CommandName, rhs: CommandName) -> Bool {
+            lhs.bytes.withUnsafeReadableBytes { left in
+                rhs.bytes.withUnsafeReadableBytes { right in
+                    left.count == right.count && zip(left, right).allSatisfy { upper($0) == upper($1) }
+                }
+            }
+        }
+
+        private static func upper(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+        }
+    }
+
+    /// The label value of requests whose command name the server does not know.
+    public static let otherCommand = "other"
+    /// Latency buckets, in seconds: from memo answers (tens of microseconds) to paid lookups (seconds).
+    public static let latencyBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
+
+    /// Every known command's counters, in the command table's order, then ``otherCommand``'s.
+    public let commands: [CommandCounters]
+    private let commandsByName: [CommandName: CommandCounters]
+    private let otherCommands: CommandCounters
+    private let errorCounts: [ErrorCounter]
 
     private let connectedClients = Atomic<Int>(0)
     private let totalConnections = Atomic<Int>(0)
     private let rejectedConnections = Atomic<Int>(0)
-    private let commandsProcessed = Atomic<Int>(0)
     private let errorReplies = Atomic<Int>(0)
     private let protocolErrors = Atomic<Int>(0)
     private let droppedHTTPRequests = Atomic<Int>(0)
@@ -43,7 +134,47 @@ public final class ServerMetrics: Sendable {
     private let requestsRefusedForMemory = Atomic<Int>(0)
     public let startedAt = Date()
 
-    public init() {}
+    /// - Parameters:
+    ///   - commandNames: the command table's names, each counted on its own; any other name counts as ``otherCommand``.
+    ///   - registry: where each command's latency histogram goes (`places_request_duration_seconds`), when
+    ///     `places serve --metrics-port` exports them; without one no clock is read per request.
+    public init(commandNames: [String] = [], registry: PrometheusCollectorRegistry? = nil) {
+        func counters(_ name: String) -> CommandCounters {
+            CommandCounters(name: name, latency: registry?.makeDurationHistogram(
+                name: "places_request_duration_seconds", labels: [("command", name)], buckets: Self.latencyBuckets,
+                help: "Seconds from a request being read to its reply being ready, by command."))
+        }
+        var unique: [String] = []
+        for name in commandNames.map({ $0.uppercased() }) where !unique.contains(name) { unique.append(name) }
+        let known = unique.map(counters)
+        otherCommands = counters(Self.otherCommand)
+        commands = known + [otherCommands]
+        commandsByName = Dictionary(uniqueKeysWithValues: known.map { (CommandName(bytes: ByteBuffer(string: $0.name)), $0) })
+        errorCounts = ErrorKind.allCases.map { _ in ErrorCounter() }
+    }
+
+    /// Counts one request to the command it names and returns that command's counters (for its latency).
+    /// A dictionary lookup on the name's bytes: no string is built and nothing is allocated.
+    @discardableResult
+    public func countRequest(_ request: RESPRequest) -> CommandCounters {
+        let counters = request.arguments.first.flatMap { commandsByName[CommandName(bytes: $0)] } ?? otherCommands
+        counters.calls.wrappingAdd(1, ordering: .relaxed)
+        return counters
+    }
+
+    /// Counts an error reply of `kind` (a protocol error is INFO's `protocol_errors`, counted once).
+    public func countError(_ kind: ErrorKind) {
+        if kind == .protocol {
+            count(.protocolError)
+        } else {
+            errorCounts[kind.slot].value.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+
+    /// How many error replies of `kind` the server has sent.
+    public func errorCount(_ kind: ErrorKind) -> Int {
+        kind == .protocol ? protocolErrors.load(ordering: .relaxed) : errorCounts[kind.slot].value.load(ordering: .relaxed)
+    }
 
     /// Each counter read on its own: a report taken under load may be off by the requests in flight.
     public var snapshot: Snapshot {
@@ -51,7 +182,8 @@ public final class ServerMetrics: Sendable {
             connectedClients: connectedClients.load(ordering: .relaxed),
             totalConnections: totalConnections.load(ordering: .relaxed),
             rejectedConnections: rejectedConnections.load(ordering: .relaxed),
-            commandsProcessed: commandsProcessed.load(ordering: .relaxed),
+            // The per-command counters are the one count of requests: the total is their sum.
+            commandsProcessed: commands.reduce(0) { $0 + $1.callCount },
             errorReplies: errorReplies.load(ordering: .relaxed),
             protocolErrors: protocolErrors.load(ordering: .relaxed),
             droppedHTTPRequests: droppedHTTPRequests.load(ordering: .relaxed),
@@ -65,7 +197,6 @@ public final class ServerMetrics: Sendable {
 
     public func count(_ event: Event) {
         switch event {
-        case .commandProcessed: commandsProcessed.wrappingAdd(1, ordering: .relaxed)
         case .errorReply: errorReplies.wrappingAdd(1, ordering: .relaxed)
         case .protocolError: protocolErrors.wrappingAdd(1, ordering: .relaxed)
         case .droppedHTTPRequest: droppedHTTPRequests.wrappingAdd(1, ordering: .relaxed)

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOExtras
 import NIOPosix
+import Prometheus
 import RESP
 import ServiceLifecycle
 
@@ -15,16 +16,20 @@ import ServiceLifecycle
 /// ```
 public final class PlacesServer: Service, Sendable {
     public let configuration: ServerConfiguration
-    public let metrics = ServerMetrics()
+    public let metrics: ServerMetrics
     public let memo: ReplyMemo
     private let commands: CommandTable
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
 
-    /// - Parameter onListening: called once with the bound address (with `port: 0`, the port the OS chose).
+    /// - Parameters:
+    ///   - metricsRegistry: where per-command latency histograms go when `--metrics-port` exports them.
+    ///   - onListening: called once with the bound address (with `port: 0`, the port the OS chose).
     public init(configuration: ServerConfiguration, commands: CommandTable, logger: Logger,
-                memo: ReplyMemo = ReplyMemo(), onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }) {
+                memo: ReplyMemo = ReplyMemo(), metricsRegistry: PrometheusCollectorRegistry? = nil,
+                onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }) {
         self.configuration = configuration
+        metrics = ServerMetrics(commandNames: commands.entries.map(\.name), registry: metricsRegistry)
         self.memo = memo
         self.commands = commands
         self.logger = logger

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import Prometheus
 import RESP
 
 /// One client connection. It feeds bytes to ``RESPRequestParser``, requests to
@@ -170,7 +171,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             do {
                 request = try parser.next(&buffer)
             } catch {
-                executor.metrics.count(.protocolError)
+                executor.metrics.countError(.protocol)
                 logger.info("protocol error; closing", metadata: ["error": "\(error.message)"])
                 perform(machine.protocolError(error), for: nil, holding: 0, context: context)
                 return
@@ -180,14 +181,20 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
                 reserveForPartialRequest(context: context)
                 return
             }
-            executor.metrics.count(.commandProcessed)
+            let command = executor.metrics.countRequest(request)
+            // The clock is read only when a latency histogram is exported (`--metrics-port`).
+            let timing = command.latency.map { RequestTiming(histogram: $0, started: .now) }
             let held = heldForPartialRequest
             heldForPartialRequest = 0
             if machine.isReady, let reply = executor.memorisedReply(to: request) {
                 executor.metrics.releaseRequestBytes(held)
                 enqueue(reply)
+                timing?.finish()
             } else {
-                perform(machine.received(request), for: request, holding: held, context: context)
+                let action = machine.received(request)
+                // An error the connection decides itself (syntax, AUTH, MULTI misuse) is the client's input.
+                if case .reply(.error) = action { executor.metrics.countError(.input) }
+                perform(action, for: request, holding: held, timing: timing, context: context)
                 parser.isAuthenticated = machine.isAuthenticated
             }
             if outbound.readableBytes >= 64 * 1024 { flushReplies(context: context) }
@@ -213,11 +220,16 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
 
     /// - Parameter held: bytes of the server-wide allowance the request took; kept until an
     ///   asynchronous reply is ready, released at once otherwise.
+    ///   `timing`, when latency is exported, is finished when the reply is ready.
     private func perform(_ action: ConnectionStateMachine.Action, for request: RESPRequest?, holding held: Int,
-                         context: ChannelHandlerContext) {
+                         timing: RequestTiming? = nil, context: ChannelHandlerContext) {
         switch action {
         case .execute, .report, .executeTransaction: break
         default: executor.metrics.releaseRequestBytes(held)
+        }
+        switch action {
+        case .execute, .report, .executeTransaction: break
+        default: timing?.finish()
         }
         switch action {
         case .reply(let value):
@@ -228,13 +240,13 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         case .execute(let call):
             let memoKey = call.isMemoisable ? request.map(ReplyMemo.Key.init(copying:)) : nil
             let executor = self.executor
-            startAsync(holding: held, context: context) { await executor.reply(call, memoKey: memoKey) }
+            startAsync(holding: held, timing: timing, context: context) { await executor.reply(call, memoKey: memoKey) }
         case .report(let sections, let json):
             let executor = self.executor
-            startAsync(holding: held, context: context) { await executor.report(sections: sections, json: json) }
+            startAsync(holding: held, timing: timing, context: context) { await executor.report(sections: sections, json: json) }
         case .executeTransaction(let steps):
             let executor = self.executor
-            startAsync(holding: held, context: context) { await executor.reply(transaction: steps) }
+            startAsync(holding: held, timing: timing, context: context) { await executor.reply(transaction: steps) }
         case .drop(let reason):
             executor.metrics.count(.droppedHTTPRequest)
             logger.warning("possible security attack: \(reason); connection dropped")
@@ -257,13 +269,14 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func startAsync(holding held: Int, context: ChannelHandlerContext,
+    private func startAsync(holding held: Int, timing: RequestTiming?, context: ChannelHandlerContext,
                             _ body: @escaping @Sendable () async -> RESPValue) {
         let sequence = firstSequence + slots.count
         slots.append(.waiting(heldBytes: held))
         let promise = context.eventLoop.makePromise(of: RESPValue.self)
         promise.completeWithTask(body)
         promise.futureResult.assumeIsolated().whenSuccess { [self] value in
+            timing?.finish()
             self.complete(sequence: sequence, with: value, context: context)
         }
     }
@@ -308,4 +321,12 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         closed = true
         context.close(promise: nil)
     }
+}
+
+/// When a request was read, for its command's latency histogram.
+struct RequestTiming {
+    let histogram: DurationHistogram
+    let started: ContinuousClock.Instant
+
+    func finish() { histogram.record(ContinuousClock.now - started) }
 }
