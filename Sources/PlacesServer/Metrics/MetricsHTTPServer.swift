@@ -26,14 +26,7 @@ public final class MetricsHTTPServer: Service, Sendable {
     }
 
     public func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            try await serve(on: group)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
-        try await group.shutdownGracefully()
+        try await withEventLoopGroup(threads: 1) { try await serve(on: $0) }
     }
 
     private func serve(on group: MultiThreadedEventLoopGroup) async throws {

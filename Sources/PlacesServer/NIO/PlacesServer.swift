@@ -37,14 +37,7 @@ public final class PlacesServer: Service, Sendable {
     }
 
     public func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopCount))
-        do {
-            try await serve(on: group)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
-        try await group.shutdownGracefully()
+        try await withEventLoopGroup(threads: configuration.eventLoopCount) { try await serve(on: $0) }
     }
 
     private func serve(on group: MultiThreadedEventLoopGroup) async throws {
@@ -117,4 +110,17 @@ public struct ServerStartError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         "cannot listen on \(host):\(port): \(reason) (is another server using the port, or is the host not an address of this machine?)"
     }
+}
+
+/// Runs `body` on an event-loop group of its own (at least one thread), shut down afterwards whether `body`
+/// returned or threw: each listener (Redis, metrics) owns its threads for as long as it serves.
+func withEventLoopGroup(threads: Int, _ body: (MultiThreadedEventLoopGroup) async throws -> Void) async throws {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
+    do {
+        try await body(group)
+    } catch {
+        try? await group.shutdownGracefully()
+        throw error
+    }
+    try await group.shutdownGracefully()
 }
