@@ -11,18 +11,23 @@ import Testing
 struct CacheHitFrontTests {
     let start = Date(timeIntervalSince1970: 1_000_000)
 
+    /// A front that remembered "answer" for "k" at ``start``, under `stamp`, from a row expiring `rowLife` later.
+    func remembering(stamp: UInt64 = 7, rowLife: TimeInterval = 3_600, refreshInterval: TimeInterval = 60) -> CacheHitFrontPolicy<String> {
+        var front = CacheHitFrontPolicy<String>(capacity: 10, refreshInterval: refreshInterval)
+        front.remember("answer", for: "k", stamp: stamp, expiresAt: start + rowLife, now: start)
+        return front
+    }
+
     @Test("a remembered hit is answered while the stamp is the one it was remembered under")
     func sameStamp() {
-        var front = CacheHitFrontPolicy<String>(capacity: 10, refreshInterval: 60)
-        front.remember("answer", for: "k", stamp: 7, expiresAt: start + 3_600, now: start)
+        var front = remembering()
         #expect(front.answer(for: "k", stamp: 7, now: start + 1) == "answer")
         #expect(front.answer(for: "other", stamp: 7, now: start + 1) == nil)
     }
 
     @Test("another stamp (a write anywhere) forgets the entry, even if the stamp comes back")
     func stampChange() {
-        var front = CacheHitFrontPolicy<String>(capacity: 10, refreshInterval: 60)
-        front.remember("answer", for: "k", stamp: 7, expiresAt: start + 3_600, now: start)
+        var front = remembering()
         #expect(front.answer(for: "k", stamp: 8, now: start) == nil)
         #expect(front.answer(for: "k", stamp: 7, now: start) == nil)
         #expect(front.count == 0)
@@ -30,31 +35,29 @@ struct CacheHitFrontTests {
 
     @Test("no stamp (listener down) bypasses the front and remembers nothing; the entry is kept for when it is back")
     func noStamp() {
-        var front = CacheHitFrontPolicy<String>(capacity: 10, refreshInterval: 60)
-        front.remember("answer", for: "k", stamp: nil, expiresAt: start + 3_600, now: start)
-        #expect(front.count == 0)
-        front.remember("answer", for: "k", stamp: 3, expiresAt: start + 3_600, now: start)
+        var empty = CacheHitFrontPolicy<String>(capacity: 10, refreshInterval: 60)
+        empty.remember("answer", for: "k", stamp: nil, expiresAt: start + 3_600, now: start)
+        #expect(empty.count == 0)
+        var front = remembering(stamp: 3)
         #expect(front.answer(for: "k", stamp: nil, now: start) == nil)
         #expect(front.answer(for: "k", stamp: 3, now: start) == "answer")
     }
 
     @Test("an entry is never answered at or past its cache row's expiry")
     func rowExpiry() {
-        var front = CacheHitFrontPolicy<String>(capacity: 10, refreshInterval: 3_600)
-        front.remember("answer", for: "k", stamp: 1, expiresAt: start + 10, now: start)
-        #expect(front.answer(for: "k", stamp: 1, now: start + 9.999) == "answer")
-        #expect(front.answer(for: "k", stamp: 1, now: start + 10) == nil)
+        var front = remembering(rowLife: 10, refreshInterval: 3_600)
+        #expect(front.answer(for: "k", stamp: 7, now: start + 9.999) == "answer")
+        #expect(front.answer(for: "k", stamp: 7, now: start + 10) == nil)
         // A row already expired when read is not remembered at all.
-        front.remember("late", for: "late", stamp: 1, expiresAt: start, now: start)
-        #expect(front.answer(for: "late", stamp: 1, now: start) == nil)
+        front.remember("late", for: "late", stamp: 7, expiresAt: start, now: start)
+        #expect(front.answer(for: "late", stamp: 7, now: start) == nil)
     }
 
     @Test("an entry goes back to the store after the refresh interval, however long its row lives")
     func refreshInterval() {
-        var front = CacheHitFrontPolicy<String>(capacity: 10, refreshInterval: 60)
-        front.remember("answer", for: "k", stamp: 1, expiresAt: start + 86_400, now: start)
-        #expect(front.answer(for: "k", stamp: 1, now: start + 59) == "answer")
-        #expect(front.answer(for: "k", stamp: 1, now: start + 60) == nil)
+        var front = remembering(rowLife: 86_400, refreshInterval: 60)
+        #expect(front.answer(for: "k", stamp: 7, now: start + 59) == "answer")
+        #expect(front.answer(for: "k", stamp: 7, now: start + 60) == nil)
     }
 
     @Test("bounded: past the capacity the entry remembered first goes")
@@ -157,14 +160,20 @@ struct CacheHitFrontPipelineTests {
         #expect(expired.cache == .miss && rig.costly.calls == 2)
     }
 
-    @Test("another handle's purge of the same SQLite file (as another process) reaches the front")
-    func purgeThroughAnotherHandle() async throws {
+    /// A rig with a front on a fresh SQLite file whose first lookup is remembered, and a second handle on that file,
+    /// as another process would open it.
+    func rigAndAnotherHandle() async throws -> (PipelineRig, first: LookupOutcome, other: SQLiteLookupCacheStore) {
         let path = try ScratchDirectory.lastingTheProcess("places-front").url.appendingPathComponent("cache.sqlite")
         let rig = try PipelineRig(cachePath: path, hitFront: CacheHitFront(refreshInterval: 86_400 * 30))
-        _ = try await rig.lookup()
+        let first = try await rig.lookup()
         #expect(try await rig.lookup().cache == .hit)
         #expect(try await rig.lookup().cache == .hit)
-        let other = try SQLiteLookupCacheStore(path: path, clock: { rig.clock.now })
+        return (rig, first, try SQLiteLookupCacheStore(path: path, clock: { rig.clock.now }))
+    }
+
+    @Test("another handle's purge of the same SQLite file (as another process) reaches the front")
+    func purgeThroughAnotherHandle() async throws {
+        let (rig, _, other) = try await rigAndAnotherHandle()
         #expect(try await other.purge(provider: nil, expiredOnly: false) == 1)
         let after = try await rig.lookup()
         #expect(after.cache == .miss && rig.costly.calls == 2)
@@ -172,11 +181,7 @@ struct CacheHitFrontPipelineTests {
 
     @Test("another handle's overwrite of the entry reaches the front")
     func overwriteThroughAnotherHandle() async throws {
-        let path = try ScratchDirectory.lastingTheProcess("places-front").url.appendingPathComponent("cache.sqlite")
-        let rig = try PipelineRig(cachePath: path, hitFront: CacheHitFront(refreshInterval: 86_400 * 30))
-        let first = try await rig.lookup()
-        #expect(try await rig.lookup().cache == .hit)
-        let other = try SQLiteLookupCacheStore(path: path, clock: { rig.clock.now })
+        let (rig, first, other) = try await rigAndAnotherHandle()
         let key = rig.pipeline.cacheKey(LookupRequest(query: MatchQuery(name: "Maya Bar & Grill", near: maya, fields: PlaceField.defaultSet)))
         let stored = try #require(try await other.entry(for: key))
         // The same entry made negative ("no such place") by another process.
