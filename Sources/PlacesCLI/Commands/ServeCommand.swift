@@ -113,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
                 return handler
             }
             let logger = Logger(label: "places.serve")
-            let app = try PlacesApplication.open(environment, notice: { printError($0) }, logger: logger)
+            let app = try PlacesApplication.open(environment, notice: { printError($0) }, logger: logger, remembersCacheHits: true)
             try app.openLocalIndex()
             let application = ServerApplication(
                 places: .success(app),
