@@ -33,11 +33,17 @@ let package = Package(
         // `places serve --metrics-port`: counters through swift-metrics, exposed as Prometheus text.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // GeoNames `.zip` dumps: central directory, data descriptors and zip64, streamed entry by entry.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+        // CSV in `places match`, `lookup --batch` and spots import/export: a streaming reader and a writer.
+        .package(url: "https://github.com/yaslab/CSV.swift", exact: "2.5.2"),
     ],
     targets: [
         // MARK: Core model: Foundation only.
         .target(name: "PlacesCore", path: "Sources/PlacesCore"),
-        .target(name: "PlacesMatching", dependencies: ["PlacesCore"], path: "Sources/PlacesMatching"),
+        .target(name: "PlacesMatching", dependencies: ["PlacesCore", "CSVText"], path: "Sources/PlacesMatching"),
+        // Every CSV file (match, lookup --batch, spots import/export) is read and written here, through CSV.swift.
+        .target(name: "CSVText", dependencies: ["PlacesCore", .product(name: "CSV", package: "CSV.swift")], path: "Sources/CSVText"),
         .target(name: "PlacesHours", dependencies: ["PlacesCore"], path: "Sources/PlacesHours"),
 
         // MARK: Stores. Opening any SQLite store (lock file, migrations, one-line errors):
@@ -63,7 +69,9 @@ let package = Package(
         // User data: saved spots and visits, the proximity watch, import/export formats.
         .target(
             name: "SpotStore",
-            dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PlacesCore", "StoreSupport", "CSVText", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Sources/SpotStore"),
 
         // MARK: Shared state on PostgreSQL: the same stores' semantics across many `places serve` instances.
@@ -91,7 +99,7 @@ let package = Package(
         .systemLibrary(name: "CSystemZlib", path: "Sources/CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "LocalProvider",
-            dependencies: ["PlacesCore", "PlaceIndex", "CSystemZlib"],
+            dependencies: ["PlacesCore", "PlaceIndex", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             path: "Providers/Local"),
         .target(
             name: "ProviderHTTP",
@@ -155,7 +163,7 @@ let package = Package(
             dependencies: [
                 "PlacesApp", "PlacesServer", "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesPipeline", "LocalProvider",
                 "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "PostgresStorage",
-                .product(name: "NIOCore", package: "swift-nio"),
+                "CSVText", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -189,7 +197,10 @@ let package = Package(
         .testTarget(name: "PlacesHoursTests", dependencies: ["PlacesHours", "LocalProvider"]),
         .testTarget(
             name: "LocalProviderTests",
-            dependencies: ["ScratchDirectory", "LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "ScratchDirectory", "LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
             exclude: ["Fixtures"]),
         .testTarget(name: "StoreSupportTests", dependencies: ["ScratchDirectory", "StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
         // The contract suites run against SQLite and PostgreSQL.

@@ -92,9 +92,13 @@ def one_slip(a, b):
 
 def narrow_slip(a, b):
     """The rule the matcher keeps (PlaceMatcher.oneTypoApart): first letter as typed, words of four letters or
-    more, and in four letters only a swap of neighbours."""
+    more, and in four letters only a swap of neighbours; and not when the listed word only starts the longer
+    word typed ("Kalo" listed, "Kalom" typed: possibly "Kalomi", a place the source lacks), which the lookup
+    holds at review (PlaceMatcher.typedWordExtendsName). `a` is the word typed, `b` the word listed."""
     short, long = (a, b) if len(a) <= len(b) else (b, a)
     if len(short) < 4 or short[0] != long[0] or not one_slip(a, b):
+        return False
+    if len(a) > len(b) and a.startswith(b):
         return False
     return len(long) >= 5 or (len(a) == len(b) and sorted(a) == sorted(b))
 

@@ -149,6 +149,13 @@ public protocol LookupCacheStore: Sendable {
     /// `body` must) finds the first one's answer. A cache only one process uses needs no lock (the default):
     /// in-process single flight already shares the call. `timeout` bounds the wait plus `body`.
     func withFillLock<T: Sendable>(key: String, timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T
+
+    /// A number that changes whenever any process sharing this store may have changed or removed an entry (a store,
+    /// a purge, an eviction), read *before* a store read so that an in-process copy of what that read returned can
+    /// be trusted while the number stays the same. `nil` when the store cannot tell right now (PostgreSQL's change
+    /// listener is down or not connected yet): nothing may then be answered from memory. The first call may start
+    /// the watching (a listener connection), so a process that never asks pays nothing.
+    func changeStamp() async -> UInt64?
 }
 
 extension LookupCacheStore {
@@ -156,5 +163,8 @@ extension LookupCacheStore {
                                           _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await body()
     }
+
+    /// No stamp: a store that cannot tell when others change it is never answered from memory.
+    public func changeStamp() async -> UInt64? { nil }
 }
 

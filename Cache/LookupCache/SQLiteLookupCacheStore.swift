@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PlacesCore
 import StoreSupport
+import Synchronization
 
 /// The SQLite lookup cache: one file in the user's cache directory, WAL, so readers never wait for the writer.
 ///
@@ -13,6 +14,9 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     public let configuration: LookupCacheConfiguration
     private let pool: DatabasePool
     private let clock: @Sendable () -> Date
+    /// A connection of its own for ``changeStamp()``, opened on first use: `PRAGMA data_version` is per connection,
+    /// and changes on it when any other connection (this process's pool included, or another process) commits.
+    private let stampConnection = Mutex<DatabaseQueue?>(nil)
 
     public init(path: URL, configuration: LookupCacheConfiguration = LookupCacheConfiguration(),
                 clock: @escaping @Sendable () -> Date = { Date() }) throws {
@@ -120,6 +124,26 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
         return try await pool.write { db in
             try db.execute(sql: "DELETE FROM entry" + whereClause, arguments: filter)
             return db.changesCount
+        }
+    }
+
+    /// `PRAGMA data_version` on a connection used for nothing else: it changes whenever another connection or
+    /// process commits to the file, this process's own writes (through the pool) included. `nil` when it cannot be read.
+    public func changeStamp() async -> UInt64? {
+        stampConnection.withLock { connection -> UInt64? in
+            do {
+                if connection == nil {
+                    var configuration = Configuration()
+                    configuration.readonly = true
+                    configuration.busyMode = .timeout(1)
+                    connection = try DatabaseQueue(path: path.path, configuration: configuration)
+                }
+                return try connection?.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
+                    .map { UInt64(bitPattern: $0) }
+            } catch {
+                connection = nil
+                return nil
+            }
         }
     }
 

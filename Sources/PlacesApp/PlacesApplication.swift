@@ -48,7 +48,7 @@ public final class PlacesApplication: Sendable {
 
     private init(environment: PlacesEnvironment, configuration: PlacesConfiguration, settings: PipelineSettings,
                  shared: SharedDatabase?, notice: @escaping @Sendable (String) -> Void, logger: Logger?,
-                 transport: (any HTTPTransport)?, clock: @escaping @Sendable () -> Date) {
+                 transport: (any HTTPTransport)?, remembersCacheHits: Bool, clock: @escaping @Sendable () -> Date) {
         self.environment = environment
         self.configuration = configuration
         self.settings = settings
@@ -76,9 +76,12 @@ public final class PlacesApplication: Sendable {
                 + (try networkProviders.get()).compactMap(\.provider)
             let chain = settings.chain.compactMap { name in usable.first { $0.name == name } }
             let thresholds = MatchThresholds(accept: settings.acceptThreshold, review: settings.reviewThreshold)
+            let cache = try cacheStore.get()
+            let front = remembersCacheHits
+                ? CacheHitFront<LookupOutcome>(refreshInterval: cache.configuration.touchInterval) : nil
             return LookupPipeline(providers: chain, scorer: MatcherScorer(matcher: PlaceMatcher(thresholds: thresholds)),
-                                  cache: try cacheStore.get(), ledger: try ledgerStore.get(),
-                                  policy: Self.lookupPolicy(settings), clock: clock)
+                                  cache: cache, ledger: try ledgerStore.get(),
+                                  policy: Self.lookupPolicy(settings), hitFront: front, clock: clock)
         }
     }
 
@@ -89,15 +92,18 @@ public final class PlacesApplication: Sendable {
     ///     (the CLI prints them on stderr).
     ///   - logger: where paid calls and budget denials are logged (the server's log).
     ///   - transport: replaces URLSession for every provider (tests, benchmarks).
+    ///   - remembersCacheHits: answers repeated LOOKUP cache hits from memory while the cache's change stamp stays
+    ///     the same (``CacheHitFront``): for a long-running process (`places serve`), not one lookup per process.
     public static func open(_ environment: PlacesEnvironment, notice: @escaping @Sendable (String) -> Void = { _ in },
-                            logger: Logger? = nil, transport: (any HTTPTransport)? = nil,
+                            logger: Logger? = nil, transport: (any HTTPTransport)? = nil, remembersCacheHits: Bool = false,
                             clock: @escaping @Sendable () -> Date = { Date() }) throws -> PlacesApplication {
         let configuration = try PlacesConfiguration.load(environment)
         let settings = try PipelineSettings(configuration: configuration)
         let shared = try SharedStorage.open(try SharedStorage.settings(configuration, environment))
         try environment.createDirectories()
         return PlacesApplication(environment: environment, configuration: configuration, settings: settings,
-                                 shared: shared, notice: notice, logger: logger, transport: transport, clock: clock)
+                                 shared: shared, notice: notice, logger: logger, transport: transport,
+                                 remembersCacheHits: remembersCacheHits, clock: clock)
     }
 
     // MARK: Parts, opened on first use.

@@ -86,8 +86,7 @@ enum MatchingBenchmark {
         let prepared = ContinuousClock.now
         let run = recordMatcher.run(left: preparedLeft, right: preparedRight)
         let matched = ContinuousClock.now
-        var csv = "left_id,right_id,score,verdict\n"
-        for pair in run.pairs { csv += "\(pair.leftID),\(pair.rightID),\(String(format: "%.4f", pair.score)),\(pair.verdict.rawValue)\n" }
+        let csv = try run.csvText()
         try Data(csv.utf8).write(to: directory.appendingPathComponent("pairs.csv"))
         let total = seconds(ContinuousClock.now - start)
         let cpu = cpuSeconds() - cpuStart

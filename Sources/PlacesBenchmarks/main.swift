@@ -5,6 +5,7 @@ import Foundation
 typealias BenchmarkSuite = @Sendable ([String]) async throws -> Void
 var suites: [String: BenchmarkSuite] = [:]
 // One line per suite; each lives in its own <Area>Benchmark.swift.
+suites["csv"] = CSVBenchmark.run
 suites["hours"] = HoursBenchmark.run
 suites["http"] = HTTPBenchmark.run
 suites["matching"] = MatchingBenchmark.run

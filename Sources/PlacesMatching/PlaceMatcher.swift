@@ -197,11 +197,30 @@ public struct PlaceMatcher: Sendable {
                 evidence[i].score = below(thresholds.accept)
             }
         }
+        for i in prepared.indices {
+            // The other way round: "Mito Bistro" asked beside the restaurant "Mito". The bistro may be a
+            // venue of its own that the source lacks, and the candidate's category, which says
+            // "restaurant" for both, cannot tell. Nor can a candidate whose name only starts a longer word
+            // typed ("Mito" for "Mitokondria"): the typed word may be a place the source lacks, and one
+            // letter added is also how a typo reads. Only an equal phone or street address settles these.
+            guard evidence[i].score >= thresholds.accept, evidence[i].phone != .equal, !evidence[i].addressEqual else {
+                continue
+            }
+            let q = questions[i], candidate = prepared[i]
+            if q.kindClasses & ~candidate.kindClasses != 0 {
+                evidence[i].kindMissing = true
+                evidence[i].score = below(thresholds.accept)
+            } else if typedWordExtendsName(q, candidate) {
+                evidence[i].typedWordLonger = true
+                evidence[i].score = below(thresholds.accept)
+            }
+        }
         // Candidates that fit the words typed. One that adds no kind word the question lacks ("Kalmari" the
-        // museum, asked "Kalmari") outranks those that do ("Kalmari Grill"); among those that do, two
-        // different places fitting about equally make the question ambiguous just as two full matches do.
+        // museum, asked "Kalmari") and lacks none it names outranks those that do ("Kalmari Grill"); among
+        // those that do, two different places fitting about equally make the question ambiguous just as two
+        // full matches do.
         let fitting = evidence.indices.filter { fit[$0] >= thresholds.accept }
-        let plain = fitting.filter { !evidence[$0].kindUnasked }
+        let plain = fitting.filter { !evidence[$0].kindUnasked && !evidence[$0].kindMissing && !evidence[$0].typedWordLonger }
         let contenders = plain.isEmpty ? fitting : plain
         if let best = contenders.max(by: { fit[$0] < fit[$1] }) {
             let rivals = contenders.filter {
@@ -227,6 +246,12 @@ public struct PlaceMatcher: Sendable {
     /// rarely mistype it; shorter words must be equal ("Kuu" and "Kuusi" stay two names).
     func oneTypoApart(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
         a.withName { nameA in b.withName { nameB in NameSimilarity.oneTypoApart(nameA, nameB) } }
+    }
+
+    /// A word of the candidate's core name is the start of a longer word typed that the candidate's name
+    /// does not have ("Mito" / "Mitokondria Bistro").
+    func typedWordExtendsName(_ query: PreparedRecord, _ candidate: PreparedRecord) -> Bool {
+        query.withName { typed in candidate.withName { name in NameSimilarity.wordExtended(by: typed, of: name) } }
     }
 
     /// The score alone: the hot path of file matching and benchmarks.
@@ -292,6 +317,10 @@ public struct PlaceMatcher: Sendable {
         var ambiguous = false
         /// The candidate's name adds a kind of place ("Café") the question did not name.
         var kindUnasked = false
+        /// The question names a kind of place ("Bistro") the candidate's name does not.
+        var kindMissing = false
+        /// The candidate's name only starts a longer word typed ("Mito" / "Mitokondria").
+        var typedWordLonger = false
         /// The sum of the evidence before it is bounded to 0…1: among pairs that both score 1, the one
         /// with more agreeing evidence is the better pair.
         var strength = 0.0
@@ -540,6 +569,12 @@ public struct PlaceMatcher: Sendable {
         if e.kindUnasked {
             add(.name, .limits, "the name adds a kind of place the question does not name: possibly a venue in or beside it")
         }
+        if e.kindMissing {
+            add(.name, .limits, "the question names a kind of place the name lacks, and no equal phone or address: possibly a venue the source lacks")
+        }
+        if e.typedWordLonger {
+            add(.name, .limits, "the name only starts a longer word typed, and no equal phone or address: possibly a place the source lacks")
+        }
         if e.ambiguous {
             add(.name, .limits, "another candidate, a different place, fits the question about as well")
         }
@@ -742,6 +777,19 @@ enum NameSimilarity {
         while k < short.count && short[k] == long[k] { k += 1 }
         return k + 1 < short.count && short[k] == long[k + 1] && short[k + 1] == long[k]
             && UnsafeBufferPointer(rebasing: short[(k + 2)...]).elementsEqual(UnsafeBufferPointer(rebasing: long[(k + 2)...]))
+    }
+
+    /// See ``PlaceMatcher/typedWordExtendsName(_:_:)``: some word of `name` (two letters or more) is a
+    /// strict prefix of a word of `typed` that `name` does not have.
+    static func wordExtended(by typed: NameView, of name: NameView) -> Bool {
+        typed.words.contains { typedSpan in
+            let word = typed.word(typedSpan)
+            return !name.words.contains { name.word($0).elementsEqual(word) }
+                && name.words.contains { nameSpan in
+                    let start = name.word(nameSpan)
+                    return start.count >= 2 && start.count < word.count && word.prefix(start.count).elementsEqual(start)
+                }
+        }
     }
 
     static func isSubsequence(_ short: UnsafeBufferPointer<UInt8>, of long: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -1,3 +1,4 @@
+import CSVText
 import Foundation
 import PlacesCore
 
@@ -80,7 +81,11 @@ public enum RecordFile {
                 try handle(number) { () throws(InputError) in try record(json: text, defaultID: nil) }
             }
         case .csv:
-            let rows = csvRows(lines)
+            // Leading blank lines are not the header; the rows keep the lines' numbers in the file.
+            let content = lines.drop { $0.text.isEmpty }
+            let rows = CSVText.rows(content.map(\.text).joined(separator: "\n"),
+                                    delimiter: CSVText.delimiter(forHeader: content.first?.text ?? ""),
+                                    lineNumbers: content.map(\.number))
             guard let header = rows.first else { throw InputError("\(name): the file is empty") }
             let columns = try columnMap(header.fields, name: name, line: header.line)
             for row in rows.dropFirst() {
@@ -185,71 +190,5 @@ public enum RecordFile {
         }
         return MatchRecord(id: id, name: name, address: address, city: city, phone: phone, coordinate: coordinate,
                            category: category, countryCode: country?.uppercased())
-    }
-
-    struct Row {
-        var line: Int
-        var fields: [String]
-        var problem: String?
-    }
-
-    /// RFC 4180 rows: quoted fields may hold commas, doubled quotes and line breaks. A header
-    /// with tabs and no commas makes the file tab-separated.
-    static func csvRows(_ lines: [(number: Int, text: String)]) -> [Row] {
-        guard let first = lines.first(where: { !$0.text.isEmpty }) else { return [] }
-        let separator: Character = first.text.contains("\t") && !first.text.contains(",") ? "\t" : ","
-        var rows: [Row] = []
-        var index = lines.firstIndex { !$0.text.isEmpty }!
-        let separatorByte = UInt8(ascii: separator == "," ? "," : "\t")
-        while index < lines.count {
-            let start = lines[index].number
-            // Most lines have no quotes: split their bytes directly.
-            if !lines[index].text.utf8.contains(UInt8(ascii: "\"")) {
-                let fields = lines[index].text.utf8.split(separator: separatorByte, omittingEmptySubsequences: false)
-                    .map { String(Substring($0)) }
-                rows.append(Row(line: start, fields: fields, problem: nil))
-                index += 1
-                continue
-            }
-            var fields: [String] = []
-            var field = ""
-            var inQuotes = false
-            var problem: String?
-            var text = Array(lines[index].text)
-            var i = 0
-            while true {
-                if i == text.count {
-                    if inQuotes, index + 1 < lines.count {
-                        index += 1
-                        field.append("\n")
-                        text = Array(lines[index].text)
-                        i = 0
-                        continue
-                    }
-                    if inQuotes { problem = "a quoted field is never closed" }
-                    break
-                }
-                let c = text[i]
-                if inQuotes {
-                    if c == "\"" {
-                        if i + 1 < text.count, text[i + 1] == "\"" { field.append("\""); i += 1 } else { inQuotes = false }
-                    } else {
-                        field.append(c)
-                    }
-                } else if c == "\"" && field.isEmpty {
-                    inQuotes = true
-                } else if c == separator {
-                    fields.append(field)
-                    field = ""
-                } else {
-                    field.append(c)
-                }
-                i += 1
-            }
-            fields.append(field)
-            rows.append(Row(line: start, fields: fields, problem: problem))
-            index += 1
-        }
-        return rows
     }
 }

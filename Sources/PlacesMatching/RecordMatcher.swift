@@ -1,3 +1,4 @@
+import CSVText
 import Foundation
 import PlacesCore
 
@@ -16,6 +17,13 @@ public struct MatchRun: Sendable {
     public var pairs: [MatchedPair]
     /// Candidate pairs scored; all pairs would be `left.count × right.count`.
     public var comparisons: Int
+
+    /// What `places match` prints: `left_id,right_id,score,verdict`, a header and a row per pair.
+    public func csvText() throws(InputError) -> String {
+        try CSVText.text([["left_id", "right_id", "score", "verdict"]] + pairs.map { pair in
+            [pair.leftID, pair.rightID, String(format: "%.4f", pair.score), pair.verdict.rawValue]
+        })
+    }
 }
 
 /// One-to-one matching of two lists of places: what `places match` and the saved-spots import run.

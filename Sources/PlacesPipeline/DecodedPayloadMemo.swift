@@ -14,6 +14,9 @@ import Synchronization
 /// - the store's last-used touch (which its size cap evicts by) and its hit counts (CACHE.STATS) happen
 ///   on every read, as before.
 ///
+/// (`places serve` also puts a ``CacheHitFront`` before the store read, which skips the read itself while the store's
+/// change stamp holds; this memo serves the reads that still happen, and the CLI.)
+///
 /// Bounded by ``capacity`` entries; when full it starts over, which costs one decode per hot key.
 final class DecodedPayloadMemo<Value: Sendable>: Sendable {
     private struct Stored: Sendable {

@@ -55,12 +55,17 @@ public final class LookupPipeline: Sendable {
     private let flights = SingleFlight<LookupOutcome>()
     /// Decoded cache-hit payloads, so a repeated hit skips `JSONDecoder` (see ``DecodedPayloadMemo``).
     private let decodedHits = DecodedPayloadMemo<CachedLookup>()
+    /// The server's in-process front of the cache (``CacheHitFront``): repeated hits answered without a store read.
+    public let hitFront: CacheHitFront<LookupOutcome>?
 
     /// - Parameter ledger: when given, each provider not already metered is wrapped in a ``MeteredProvider``
     ///   on it (tests and benchmarks build providers by hand; the application's providers come metered).
+    /// - Parameter hitFront: remembers cache hits in memory while the store's change stamp stays the same
+    ///   (`places serve` only; it needs a store with a ``LookupCacheStore/changeStamp()``).
     public init(providers: [any PlaceProvider], scorer: any CandidateScorer, cache: (any LookupCacheStore)?,
-                ledger: (any BudgetLedger)?, policy: LookupPolicy = LookupPolicy(),
+                ledger: (any BudgetLedger)?, policy: LookupPolicy = LookupPolicy(), hitFront: CacheHitFront<LookupOutcome>? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.hitFront = cache == nil ? nil : hitFront
         self.providers = providers.map { provider in
             guard let ledger, meteringLayer(of: provider) == nil else { return provider }
             return MeteredProvider(provider, ledger: ledger)
@@ -90,10 +95,25 @@ public final class LookupPipeline: Sendable {
             + (paysWhenAmbiguous(request) ? "|pay-ambiguous" : "")
     }
 
+    /// A fresh cache hit for `key`: from the server's in-memory front while the store's change stamp holds, else
+    /// from the store (and then remembered by the front). The stamp is read before the store: a write landing after
+    /// it changes the stamp, so what the read returns is never trusted past that write.
+    private func freshHit(_ key: String, in cache: any LookupCacheStore) async throws -> LookupOutcome? {
+        guard let hitFront else {
+            guard let entry = try await cache.entry(for: key) else { return nil }
+            return hitOutcome(entry, key: key)
+        }
+        let stamp = await cache.changeStamp()
+        if let remembered = hitFront.answer(for: key, stamp: stamp, now: clock()) { return remembered }
+        guard let entry = try await cache.entry(for: key), let hit = hitOutcome(entry, key: key) else { return nil }
+        hitFront.remember(hit, for: key, stamp: stamp, expiresAt: entry.expiresAt, now: clock())
+        return hit
+    }
+
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
         // Fast path: a fresh hit needs neither the single-flight table nor a task.
         let key = cacheKey(request)
-        if let cache, let entry = try await cache.entry(for: key), let hit = hitOutcome(entry, key: key) {
+        if let cache, let hit = try await freshHit(key, in: cache) {
             PipelineMetrics.lookupCacheHits.increment()
             return hit
         }

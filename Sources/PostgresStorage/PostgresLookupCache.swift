@@ -1,6 +1,7 @@
 import Foundation
 import LookupCache
 import PostgresNIO
+import Synchronization
 
 /// The lookup cache on PostgreSQL: the SQLite ``LookupCacheStore``'s keys, absolute expiries, negative entries,
 /// stale-if-error reads and LRU size cap, shared by every instance.
@@ -14,6 +15,12 @@ public final class PostgresLookupCache: LookupCacheStore {
     public let database: SharedDatabase
     public let configuration: LookupCacheConfiguration
     private let clock: @Sendable () -> Date
+    /// Watches `NOTIFY places_lookup_cache` for ``changeStamp()``; started by its first call.
+    private let changes: CacheChangeListener
+
+    /// The channel every write that can change or remove an entry notifies, in its own transaction.
+    static let changeChannel = "places_lookup_cache"
+    static let notifyChange: PostgresQuery = "SELECT pg_notify('places_lookup_cache', '')"
 
     /// Names "single flight of the lookup cache" among advisory locks (the two-key form: this, and the key's hash).
     static let fillLockNamespace: Int32 = 0x706C_6366  // "plcf"
@@ -28,7 +35,14 @@ public final class PostgresLookupCache: LookupCacheStore {
         self.database = database
         self.configuration = configuration
         self.clock = clock
+        changes = CacheChangeListener(database: database, channel: Self.changeChannel)
     }
+
+    deinit { changes.stop() }
+
+    /// Counts the notifications of every instance's cache writes (this one's included), on a connection of its own;
+    /// `nil` until the LISTEN is in place and whenever the listener is down or reconnecting.
+    public func changeStamp() async -> UInt64? { changes.stamp() }
 
     /// The hot path: one prepared statement per hit.
     struct EntryStatement: PostgresPreparedStatement {
@@ -83,7 +97,9 @@ public final class PostgresLookupCache: LookupCacheStore {
                                      FROM lookup_cache_entry) ranked
                     WHERE running > \(maxBytes))
                 """, logger: logger)
+            try await connection.query(Self.notifyChange, logger: logger)
         }
+        changes.changed()
     }
 
     /// Removes entries: all, those naming `provider`, only expired ones, or both filters together.
@@ -91,14 +107,20 @@ public final class PostgresLookupCache: LookupCacheStore {
     @discardableResult
     public func purge(provider: String? = nil, expiredOnly: Bool = false) async throws -> Int {
         let now = clock().timeIntervalSince1970
-        let rows = try await database.rows("""
-            WITH gone AS (DELETE FROM lookup_cache_entry
-                          WHERE (\(provider?.lowercased())::text IS NULL OR providers @> ARRAY[\(provider?.lowercased())::text])
-                            AND (NOT \(expiredOnly) OR expires_at <= \(now))
-                          RETURNING 1)
-            SELECT count(*) FROM gone
-            """)
-        return try rows.first?.decode(Int.self) ?? 0
+        let removed = try await database.withTransaction { connection in
+            let logger = self.database.logger
+            let removed = try await connection.query("""
+                WITH gone AS (DELETE FROM lookup_cache_entry
+                              WHERE (\(provider?.lowercased())::text IS NULL OR providers @> ARRAY[\(provider?.lowercased())::text])
+                                AND (NOT \(expiredOnly) OR expires_at <= \(now))
+                              RETURNING 1)
+                SELECT count(*) FROM gone
+                """, logger: logger).collect().first?.decode(Int.self) ?? 0
+            if removed > 0 { try await connection.query(Self.notifyChange, logger: logger) }
+            return removed
+        }
+        if removed > 0 { changes.changed() }
+        return removed
     }
 
     /// The periodic purge: deletes expired entries in batches, unless another instance is purging right now
@@ -112,6 +134,7 @@ public final class PostgresLookupCache: LookupCacheStore {
                 .collect().first?.decode(Bool.self) ?? false
             guard locked else { return nil }
             var total = 0
+            defer { if total > 0 { self.changes.changed() } }
             while true {
                 let removed = try await connection.query("""
                     WITH gone AS (DELETE FROM lookup_cache_entry WHERE ctid IN (
@@ -119,7 +142,10 @@ public final class PostgresLookupCache: LookupCacheStore {
                     SELECT count(*) FROM gone
                     """, logger: logger).collect().first?.decode(Int.self) ?? 0
                 total += removed
-                if removed < batchSize { return total }
+                if removed < batchSize {
+                    if total > 0 { try await connection.query(Self.notifyChange, logger: logger) }
+                    return total
+                }
             }
         }
     }
@@ -163,6 +189,77 @@ public final class PostgresLookupCache: LookupCacheStore {
                               payloadBytes: Int(totals.4), maxBytes: maxBytes, fileBytes: Int(totals.7),
                               oldest: totals.5.map(Date.init(timeIntervalSince1970:)),
                               newest: totals.6.map(Date.init(timeIntervalSince1970:)), providers: perProvider)
+        }
+    }
+}
+
+/// The change stamp of one process's PostgreSQL lookup cache: a generation bumped by each `NOTIFY` on the cache's
+/// channel (any instance's write), by this process's own writes, and by each (re)connection of the listener, since
+/// notifications sent while it was down are lost. While the listener is not LISTENing, the stamp is `nil`.
+final class CacheChangeListener: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var listening = false
+        var task: Task<Void, Never>?
+        var stopped = false
+    }
+
+    private let database: SharedDatabase
+    private let channel: String
+    private let state = Mutex(State())
+
+    init(database: SharedDatabase, channel: String) {
+        self.database = database
+        self.channel = channel
+    }
+
+    /// The generation while listening, else `nil`; the first call starts the listener.
+    func stamp() -> UInt64? {
+        state.withLock { state in
+            if state.task == nil, !state.stopped { state.task = startListening() }
+            return state.listening ? state.generation : nil
+        }
+    }
+
+    /// This process changed the cache: its own next read must not trust what it remembered, even before its
+    /// notification comes back.
+    func changed() {
+        state.withLock { $0.generation &+= 1 }
+    }
+
+    func stop() {
+        state.withLock { state in
+            state.stopped = true
+            state.task?.cancel()
+            state.listening = false
+        }
+    }
+
+    /// Listens until cancelled; after a failure it is down (stamp `nil`) and retries, waiting longer each time
+    /// up to a second.
+    private func startListening() -> Task<Void, Never> {
+        // Holds the listener (not the cache) until ``stop()``, which the cache's deinit calls.
+        return Task.detached { [self] in
+            var pause = Duration.milliseconds(50)
+            while !Task.isCancelled {
+                do {
+                    try await self.database.listen(on: self.channel, ready: {
+                        self.state.withLock { state in
+                            state.generation &+= 1
+                            state.listening = true
+                        }
+                    }, notified: {
+                        self.state.withLock { $0.generation &+= 1 }
+                    })
+                } catch {}
+                let wasListening = self.state.withLock { state -> Bool in
+                    defer { state.listening = false; state.generation &+= 1 }
+                    return state.listening
+                }
+                if wasListening { pause = .milliseconds(50) }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(1))
+            }
         }
     }
 }

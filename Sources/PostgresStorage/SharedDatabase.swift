@@ -41,6 +41,8 @@ public final class SharedDatabase: Sendable {
     let client: PostgresClient
     /// A second pool for the advisory locks of cross-instance single flight (see ``PostgresStorageConfiguration/lockPoolSize``).
     let lockClient: PostgresClient
+    /// One connection, opened only when something LISTENs (``listen(on:ready:notified:)``): the server's cache front.
+    let listenClient: PostgresClient
     let logger: Logger
     private let runner: Task<Void, Never>
     /// Whether this process has brought the schema up to date yet.
@@ -66,11 +68,13 @@ public final class SharedDatabase: Sendable {
         }
         client = makeClient(size: configuration.poolSize)
         lockClient = makeClient(size: configuration.lockPoolSize)
-        let (client, lockClient) = (client, lockClient)
+        listenClient = makeClient(size: 1)
+        let (client, lockClient, listenClient) = (client, lockClient, listenClient)
         runner = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await client.run() }
                 group.addTask { await lockClient.run() }
+                group.addTask { await listenClient.run() }
             }
         }
     }
@@ -188,6 +192,20 @@ public final class SharedDatabase: Sendable {
     }
 
     enum PoolKind: Sendable { case stores, locks }
+
+    /// LISTENs on `channel` on a connection of its own until the connection fails or the task is cancelled:
+    /// `ready` runs once the LISTEN is in place, `notified` on each notification. Returns (or throws) when the
+    /// listening ends; the caller reconnects.
+    func listen(on channel: String, ready: @escaping @Sendable () -> Void,
+                notified: @escaping @Sendable () -> Void) async throws {
+        try await schema.ensure(self)
+        try await listenClient.withConnection { connection in
+            try await connection.listen(on: channel) { notifications in
+                ready()
+                for try await _ in notifications { notified() }
+            }
+        }
+    }
 }
 
 extension Duration {

@@ -1,3 +1,4 @@
+import CSVText
 import Foundation
 import PlacesCore
 
@@ -51,7 +52,7 @@ public enum SpotFiles {
         case .geojson: try geoJSON(archive)
         case .gpx: Data(gpx(archive.spots).utf8)
         case .kml: Data(kml(archive.spots).utf8)
-        case .csv: Data(csv(archive.spots).utf8)
+        case .csv: Data(try csv(archive.spots).utf8)
         }
     }
 
@@ -380,67 +381,35 @@ public enum SpotFiles {
 
     // MARK: CSV (RFC 4180)
 
-    static func csv(_ spots: [Spot]) -> String {
-        func quoted(_ text: String) -> String {
-            text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-        }
-        var lines = [fieldOrder.joined(separator: ",")]
+    static func csv(_ spots: [Spot]) throws -> String {
+        var rows = [fieldOrder]
         for spot in spots {
             guard let fields = try? flat(spot) else { continue }
-            lines.append(fieldOrder.map { quoted(fields[$0] ?? "") }.joined(separator: ","))
+            rows.append(fieldOrder.map { fields[$0] ?? "" })
         }
-        return lines.joined(separator: "\r\n") + "\r\n"
+        return try CSVText.text(rows, newline: .crlf)
     }
 
     static func parseCSV(_ data: Data, now: Date) throws -> SpotArchive {
-        let rows = csvRows(String(decoding: data, as: UTF8.self))
-        guard let header = rows.first?.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) else { return SpotArchive() }
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }  // the byte order mark spreadsheet apps write
+        let rows = CSVText.rows(text).drop { $0.isBlank }
+        guard let header = rows.first?.fields.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) else { return SpotArchive() }
         guard header.contains("name") || header.contains("title") else {
             throw InputError("cannot read the CSV file: its first line must name the columns, including name, lat and lon")
         }
         var archive = SpotArchive()
-        for (n, row) in rows.dropFirst().enumerated() where !(row.count == 1 && row[0].isEmpty) {
+        for row in rows.dropFirst() where !row.isBlank {
+            if let problem = row.problem {
+                archive.skipped.append("line \(row.line): \(problem)")
+                continue
+            }
             var fields: [String: String] = [:]
-            for (column, key) in header.enumerated() where column < row.count { fields[key] = row[column] }
+            for (column, key) in header.enumerated() where column < row.fields.count { fields[key] = row.fields[column] }
             do { archive.spots.append(try spot(flat: fields, now: now)) } catch let error as InputError {
-                archive.skipped.append("line \(n + 2): \(error.message)")
+                archive.skipped.append("line \(row.line): \(error.message)")
             }
         }
         return archive
-    }
-
-    static func csvRows(_ text: String) -> [[String]] {
-        var rows: [[String]] = []
-        var row: [String] = []
-        var field = ""
-        var quoted = false
-        var iterator = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = nil
-        func next() -> Unicode.Scalar? {
-            if let p = pending { pending = nil; return p }
-            return iterator.next()
-        }
-        while let scalar = next() {
-            if quoted {
-                if scalar == "\"" {
-                    if let following = iterator.next() {
-                        if following == "\"" { field.unicodeScalars.append("\"") } else { quoted = false; pending = following }
-                    } else { quoted = false }
-                } else {
-                    field.unicodeScalars.append(scalar)
-                }
-                continue
-            }
-            switch scalar {
-            case "\"" where field.isEmpty: quoted = true
-            case ",": row.append(field); field = ""
-            case "\r": continue
-            case "\n": row.append(field); rows.append(row); row = []; field = ""
-            default: field.unicodeScalars.append(scalar)
-            }
-        }
-        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
-        return rows
     }
 }

@@ -146,6 +146,37 @@ struct LookupCacheContract {
         #expect(try await first.entry(for: "k") == nil)
     }
 
+    @Test("every write through one handle (store, overwrite, size-cap eviction, purge) changes the stamp another reads",
+          arguments: LookupCacheImplementation.all)
+    func changeStamp(_ implementation: LookupCacheImplementation) async throws {
+        let open = try await implementation.freshStorage()
+        // A cap of 40 bytes holds one entry of 30: storing a second evicts the first.
+        let writer = try await open(LookupCacheConfiguration(maxBytes: 40), { Date() })
+        let reader = try await open(LookupCacheConfiguration(maxBytes: 40), { Date() })
+        /// The reader's stamp once it differs from `previous` (and is known), within a deadline: on PostgreSQL a
+        /// write reaches another process as a notification, a moment after its commit.
+        func stamp(after previous: UInt64?) async throws -> UInt64? {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                if let stamp = await reader.changeStamp(), stamp != previous { return stamp }
+                try await Task.sleep(for: .milliseconds(5))  // a polling pace, not a wait that must be long enough
+            }
+            return nil
+        }
+        let initial = try #require(try await stamp(after: nil), "the stamp becomes known")
+        #expect(await reader.changeStamp() == initial, "no write, no change")
+        let payload = Data(repeating: 1, count: 29)
+        try await writer.store(key: "a", kind: .answer, payload: payload, providers: ["yelp"], ttl: 60)
+        let stored = try #require(try await stamp(after: initial))
+        try await writer.store(key: "a", kind: .negative, payload: payload, providers: ["yelp"], ttl: 60)
+        let overwritten = try #require(try await stamp(after: stored))
+        try await writer.store(key: "b", kind: .answer, payload: payload, providers: ["yelp"], ttl: 60)
+        let evicted = try #require(try await stamp(after: overwritten))
+        #expect(try await reader.entry(for: "a") == nil)
+        #expect(try await writer.purge(provider: nil, expiredOnly: false) == 1)
+        #expect(try await stamp(after: evicted) != nil)
+    }
+
     @Test("concurrent stores and reads of many keys all land", arguments: LookupCacheImplementation.all)
     func concurrentWrites(_ implementation: LookupCacheImplementation) async throws {
         let cache = try await implementation.make()

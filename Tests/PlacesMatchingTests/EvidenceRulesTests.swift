@@ -261,6 +261,69 @@ import Testing
             .map(\.verdict) != [.match])
     }
 
+    @Test func aQuestionNamingAKindTheCandidatesNameLacksIsOnlyAReview() {
+        // "Mito Bistro" asked 10 m from the restaurant "Mito": the bistro may be a venue of its own the source
+        // lacks, and "restaurant" fits both.
+        let mito = MatchRecord(id: "m", name: "Mito", coordinate: moved(ateneumPoint, 10), category: "restaurant")
+        let asked = MatchRecord(id: "q", name: "Mito Bistro", coordinate: ateneumPoint)
+        #expect(matcher.compare(asked, mito).verdict == .match)  // two records of one place: file matching is unchanged
+        let verdicts = matcher.compare(query: asked, candidates: [mito])
+        #expect(verdicts.map(\.verdict) == [.review])
+        #expect(verdicts[0].reasons.contains { $0.signal == .name && $0.agreement == .limits && $0.detail.contains("kind of place") })
+        for typed in ["Ravintola Mito", "Cafe Mito", "Hotel Mito"] {
+            #expect(matcher.compare(query: MatchRecord(id: "q", name: typed, coordinate: ateneumPoint), candidates: [mito])
+                .map(\.verdict) != [.match], "\(typed)")
+        }
+        // The same kind in another language is not missing: "Grilli" is "Grill", "Kahvila" is "Café".
+        let grill = MatchRecord(id: "g", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 10))
+        let cafe = MatchRecord(id: "c", name: "Kalmari Café", coordinate: moved(ateneumPoint, 10))
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Kalmari Grilli", coordinate: ateneumPoint), candidates: [grill])
+            .map(\.verdict) == [.match])
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Kalmari Kahvila", coordinate: ateneumPoint), candidates: [cafe])
+            .map(\.verdict) == [.match])
+        // With both listed, the one that has the kind asked is the answer, not an ambiguity.
+        let bistro = MatchRecord(id: "b", name: "Mito Bistro", coordinate: moved(ateneumPoint, 30), category: "restaurant")
+        let both = matcher.compare(query: asked, candidates: [mito, bistro])
+        #expect(both.map(\.verdict) == [.review, .match])
+        #expect(!both.contains { $0.ambiguous })
+    }
+
+    @Test func anEqualPhoneOrAddressSettlesAKindTheCandidatesNameLacks() {
+        let mito = MatchRecord(id: "m", name: "Mito", address: "Annankatu 3", phone: "+358 9 1234 567",
+                               coordinate: moved(ateneumPoint, 10), category: "restaurant")
+        let byPhone = MatchRecord(id: "q", name: "Mito Bistro", phone: "09 1234567", coordinate: ateneumPoint, countryCode: "FI")
+        #expect(matcher.compare(query: byPhone, candidates: [mito]).map(\.verdict) == [.match])
+        let byAddress = MatchRecord(id: "q", name: "Mito Bistro", address: "Annankatu 3", coordinate: ateneumPoint)
+        #expect(matcher.compare(query: byAddress, candidates: [mito]).map(\.verdict) == [.match])
+        // Another phone settles nothing.
+        let otherPhone = MatchRecord(id: "q", name: "Mito Bistro", phone: "+358 9 7654 321", coordinate: ateneumPoint)
+        #expect(matcher.compare(query: otherPhone, candidates: [mito]).map(\.verdict) != [.match])
+    }
+
+    @Test func aCandidateWhoseNameOnlyStartsAWordTypedIsOnlyAReview() {
+        // "Kalom Grill" is one letter from "Kalo Grill", as a typo would be, but also the start of "Kalomi
+        // Grill", a place the source may lack.
+        let kalo = MatchRecord(id: "k", name: "Kalo Grill", coordinate: moved(ateneumPoint, 20))
+        for typed in ["Kalom Grill", "Kaloo Grill", "Kalomi Grill"] {
+            let result = matcher.compare(query: MatchRecord(id: "q", name: typed, coordinate: ateneumPoint), candidates: [kalo])
+            #expect(result.map(\.verdict) != [.match], "\(typed)")
+        }
+        let limited = matcher.compare(query: MatchRecord(id: "q", name: "Kalom Grill", coordinate: ateneumPoint), candidates: [kalo])
+        #expect(limited[0].reasons.contains { $0.agreement == .limits && $0.detail.contains("longer word typed") })
+        // "Mito" for "Mitok": the single-word case.
+        let mito = MatchRecord(id: "m", name: "Mito", coordinate: moved(ateneumPoint, 10), category: "restaurant")
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Mitok", coordinate: ateneumPoint), candidates: [mito])
+            .map(\.verdict) == [.review])
+        // An equal phone settles it; a typo inside the word is still forgiven.
+        var withPhone = kalo
+        withPhone.phone = "+358 9 555 0101"
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Kalom Grill", phone: "+358 9 555 0101", coordinate: ateneumPoint),
+                                candidates: [withPhone]).map(\.verdict) == [.match])
+        let kalomi = MatchRecord(id: "k", name: "Kalomi Grill", coordinate: moved(ateneumPoint, 20))
+        #expect(matcher.compare(query: MatchRecord(id: "q", name: "Kalmoi Grill", coordinate: ateneumPoint), candidates: [kalomi])
+            .map(\.verdict) == [.match])
+    }
+
     func moved(_ c: Coordinate, _ metres: Double) -> Coordinate {
         Coordinate(latitude: c.latitude + metres / 111_320, longitude: c.longitude)
     }

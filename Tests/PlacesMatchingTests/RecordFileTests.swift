@@ -26,6 +26,33 @@ import Testing
         #expect(contents.records[1].coordinate == nil && contents.records[1].address == nil)
     }
 
+    /// What spreadsheet apps write: a byte order mark, CRLF line ends, and a quoted field over two lines; the
+    /// rows after it keep their own line numbers.
+    @Test func readsBOMAndCRLFAndALineBreakInsideAQuotedField() throws {
+        let text = "\u{FEFF}id,name,address,lat,lon\r\n1,Kappeli,\"Eteläesplanadi 1\r\nHelsinki\",60.1675,24.948\r\n"
+            + "2,Far,,95,24\r\n3,\"Say \"\"Cheese\"\"\",,,\r\n"
+        #expect(message { _ = try parse(text) }.hasPrefix("places.csv:4: bad coordinate"))
+        let contents = try parse(text, skip: true)
+        #expect(contents.records.map(\.id) == ["1", "3"])
+        #expect(contents.records[0].address == "Eteläesplanadi 1\nHelsinki")
+        #expect(contents.records[1].name == "Say \"Cheese\"")
+        #expect(contents.skipped.map { String($0.message.prefix(14)) } == ["places.csv:4: "])
+    }
+
+    @Test func raggedRowsAndAnUnclosedQuoteNameTheirLines() throws {
+        #expect(message { _ = try parse("id,name\n1,Kappeli,extra\n") } == "places.csv:2: expected 2 fields as in the header, found 3")
+        #expect(message { _ = try parse("id,name\n1,\"Kappeli\n2,Sea Horse\n") } == "places.csv:2: a quoted field is never closed")
+        #expect(message { _ = try parse("id,name\n1,\"Kappeli") } == "places.csv:2: a quoted field is never closed")
+        let closed = try parse("id,name\n1,\"\"\n2,\"Sea Horse\"", skip: true)
+        #expect(closed.records.map(\.id) == ["2"])
+        #expect(closed.skipped.map(\.message) == ["places.csv:2: missing name for id '1'"])
+    }
+
+    @Test func aHeaderWithTabsAndNoCommasIsTabSeparated() throws {
+        let contents = try parse("\nid\tname\tlat\tlon\n7\tKappeli, Café\t60.1675\t24.948\n")
+        #expect(contents.records.map(\.name) == ["Kappeli, Café"])
+    }
+
     @Test func readsJSONLinesByContent() throws {
         let contents = try parse("""
             {"id": 7, "name": "Kappeli", "lat": 60.1675, "lon": "24.948", "country": "fi"}

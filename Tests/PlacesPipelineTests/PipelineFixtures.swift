@@ -90,7 +90,8 @@ struct PipelineRig {
     let pipeline: LookupPipeline
 
     init(local: [Place] = [], cheap: [Place] = [], costly: [Place] = [mayaCostly()],
-         budget: BudgetPolicy = BudgetPolicy(), cachePath: URL? = nil) throws {
+         budget: BudgetPolicy = BudgetPolicy(), cachePath: URL? = nil,
+         wrapCache: (any LookupCacheStore) -> any LookupCacheStore = { $0 }, hitFront: CacheHitFront<LookupOutcome>? = nil) throws {
         self.local = CountingProvider(name: "local", places: local)
         self.cheap = CountingProvider(name: "yelp", pricePerCall: .zero,
                                       cacheTerms: CacheTerms(ids: nil, coordinates: nil, content: 86_400), places: cheap)
@@ -99,11 +100,12 @@ struct PipelineRig {
                                        places: costly)
         let directory = try ScratchDirectory.lastingTheProcess("places-pipeline").url
         let clock = self.clock
-        cache = try SQLiteLookupCacheStore(path: cachePath ?? directory.appendingPathComponent("cache.sqlite"), clock: { clock.now })
+        cache = wrapCache(try SQLiteLookupCacheStore(path: cachePath ?? directory.appendingPathComponent("cache.sqlite"), clock: { clock.now }))
         ledger = try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"), policy: budget, clock: { clock.now })
         pipeline = LookupPipeline(providers: [self.costly, self.local, self.cheap],
                                   scorer: MatcherScorer(matcher: PlaceMatcher()), cache: cache, ledger: ledger,
-                                  policy: LookupPolicy(answerTTL: 7 * 86_400, negativeTTL: 3_600), clock: { clock.now })
+                                  policy: LookupPolicy(answerTTL: 7 * 86_400, negativeTTL: 3_600), hitFront: hitFront,
+                                  clock: { clock.now })
     }
 
     var upstreamCalls: Int { local.calls + cheap.calls + costly.calls }

@@ -63,6 +63,30 @@ struct SpotFormatsTests {
         #expect(archive.skipped == ["line 3: 'Broken row' has no coordinates"])
     }
 
+    /// A spreadsheet's export: byte order mark, CRLF, a note over two lines; a bad row names the line it is on.
+    @Test func csvWithBOMAndCRLFAndMultiLineNotesImportsWithTrueLineNumbers() throws {
+        let csv = "\u{FEFF}name,lat,lon,notes\r\nKappeli,60.1675,24.9490,\"Terrace,\r\nopen in summer\"\r\nBroken,north,24.9,\r\n"
+        let archive = try SpotFiles.parse(Data(csv.utf8), format: .csv)
+        #expect(archive.spots.map(\.name) == ["Kappeli"])
+        #expect(archive.spots[0].notes == "Terrace,\r\nopen in summer")
+        #expect(archive.skipped.count == 1)
+        #expect(archive.skipped.first?.hasPrefix("line 4: ") == true, "\(archive.skipped)")
+    }
+
+    @Test func csvExportReadsBackFieldForField() throws {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let tricky = "Says \"best\", coffee\nsecond line"
+        let csv = "name,lat,lon,notes,category\n\"Kappeli, Esplanadi\",60.1675,24.949,\"\(tricky.replacingOccurrences(of: "\"", with: "\"\""))\",cafe\n"
+        let archive = try SpotFiles.parse(Data(csv.utf8), format: .csv, now: now)
+        let exported = try SpotFiles.export(archive, format: .csv)
+        #expect(String(decoding: exported, as: UTF8.self).hasSuffix("\r\n"))
+        let again = try SpotFiles.parse(exported, format: .csv, now: now)
+        #expect(again.spots.map(\.name) == ["Kappeli, Esplanadi"])
+        #expect(again.spots.first?.notes == tricky)
+        #expect(again.spots.first?.category == "cafe")
+        #expect(again.skipped.isEmpty)
+    }
+
     @Test func kmlFromOtherAppsImportsPointPlacemarksOnly() throws {
         let kml = """
             <?xml version="1.0" encoding="UTF-8"?>

@@ -1,5 +1,7 @@
 import Foundation
+import CSystemZlib
 import PlacesCore
+import ZIPFoundation
 
 /// One row of the official GeoNames dump (19 tab-separated columns, UTF-8).
 public struct GeoNamesRecord: Sendable, Hashable {
@@ -73,8 +75,8 @@ public struct GeoNamesRecord: Sendable, Hashable {
 }
 
 /// Reads GeoNames dumps as published: plain `.txt`, gzip'd `.txt.gz`, or the `.zip` geonames.org
-/// serves (its first `.txt` entry, stored or deflated). No external tools: the zip's local file
-/// header is parsed here and its raw deflate stream inflated with zlib.
+/// serves (its first `.txt` entry that is not a readme, stored or deflated). Zips are read with
+/// ZIPFoundation from their central directory, so data descriptors and zip64 archives read like any other.
 ///
 /// A line that is not GeoNames-shaped throws an ``InputError`` naming the file and line.
 public struct GeoNamesReader: Sendable {
@@ -133,7 +135,7 @@ public struct GeoNamesReader: Sendable {
                 }
                 progress?(bytes.count, bytes.count)
             case .zip:
-                try Self.forEachZipEntryByte(in: bytes, fileName: fileName, progress: progress) { chunk in
+                try Self.forEachZipEntryByte(in: url, bytes: bytes, fileName: fileName, progress: progress) { chunk in
                     try lines.feed(chunk, handle)
                 }
             }
@@ -177,51 +179,91 @@ public struct GeoNamesReader: Sendable {
     }
 
     /// Streams the bytes of the dump inside a zip: the first `.txt` entry that is not a readme.
+    ///
+    /// ZIPFoundation reads the central directory: entry names, zip64 sizes, sizes that trail their data in a data
+    /// descriptor, CRCs. Its `Archive.extract` does not inflate here: in 0.9.20 it spins forever when a deflate
+    /// stream runs to the end of the file without its end marker (the geonames fuzzer's seed
+    /// `zip-deflate-without-end-of-stream`), and its `Data.decompress` hands zlib a full buffer's length even for
+    /// a shorter last chunk. The entry's exact compressed bytes, from the mapped file, go through the same zlib
+    /// inflater as `.txt.gz` dumps, which stops at the entry's end and says when the stream is cut short.
     private static func forEachZipEntryByte(
-        in bytes: UnsafeRawBufferPointer, fileName: String, progress: ((Int, Int) -> Void)?,
+        in url: URL, bytes: UnsafeRawBufferPointer, fileName: String, progress: ((Int, Int) -> Void)?,
         _ sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
-        var offset = 0
-        while offset + 30 <= bytes.count, u32(offset) == 0x0403_4B50 {
-            let flags = u16(offset + 6), method = u16(offset + 8)
-            let compressedSize = u32(offset + 18)
-            let nameLength = u16(offset + 26), extraLength = u16(offset + 28)
-            let dataStart = offset + 30 + nameLength + extraLength
-            guard dataStart <= bytes.count else { throw InputError("\(fileName): truncated zip entry header at offset \(offset)") }
-            let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 30)..<(offset + 30 + nameLength)]), as: UTF8.self)
-            let sizeKnown = flags & 0x08 == 0 || compressedSize > 0
-            let isDump = name.lowercased().hasSuffix(".txt") && !name.lowercased().hasPrefix("readme") && !name.hasSuffix("/")
-            if isDump {
-                let end = sizeKnown ? dataStart + compressedSize : bytes.count
-                guard end <= bytes.count else { throw InputError("\(fileName): zip entry \(name) is truncated") }
-                let entry = UnsafeRawBufferPointer(rebasing: bytes[dataStart..<end])
-                switch method {
-                case 0:
-                    try sink(entry)
-                case 8:
-                    var lastReport = 0
-                    do {
-                        try Inflater.run(entry, framing: .rawDeflate, stopAtStreamEnd: true) { chunk, consumed in
-                            try sink(chunk)
-                            if consumed - lastReport >= 1 << 20 { lastReport = consumed; progress?(dataStart + consumed, bytes.count) }
-                        }
-                    } catch let failure as Inflater.Failure {
-                        throw InputError("\(fileName): zip entry \(name): \(failure)")
-                    }
-                default:
-                    throw InputError("\(fileName): zip entry \(name) uses compression method \(method); only stored and deflate are supported")
-                }
-                progress?(bytes.count, bytes.count)
-                return
-            }
-            guard sizeKnown else {
-                throw InputError("\(fileName): cannot skip zip entry \(name) (its size is only in a trailing descriptor); unzip the file first")
-            }
-            offset = dataStart + compressedSize
+        let archive: Archive
+        do {
+            archive = try Archive(url: url, accessMode: .read)
+        } catch {
+            throw InputError("\(fileName): not a complete zip archive (no readable central directory: a truncated or damaged download?)")
         }
-        throw InputError("\(fileName): no GeoNames .txt file inside this zip")
+        let isDump = { (entry: Entry) in
+            let name = entry.path.lowercased()
+            return entry.type == .file && name.hasSuffix(".txt") && !(name.split(separator: "/").last ?? "").hasPrefix("readme")
+        }
+        guard let entry = archive.first(where: isDump) else {
+            let names = archive.prefix(5).map(\.path).joined(separator: ", ")
+            throw InputError("\(fileName): no GeoNames .txt file inside this zip (it holds: \(names.isEmpty ? "nothing" : names))")
+        }
+        let name = entry.path
+        guard let header = localHeader(of: entry, in: bytes) else {
+            throw InputError("\(fileName): zip entry \(name) has no local header that matches the central directory; the zip is damaged")
+        }
+        guard entry.compressedSize <= UInt64(bytes.count - header.dataOffset) else {
+            throw InputError("\(fileName): zip entry \(name) is truncated (\(entry.compressedSize) compressed bytes expected)")
+        }
+        let dataStart = header.dataOffset, dataEnd = dataStart + Int(entry.compressedSize)
+        let damaged = "\(fileName): zip entry \(name) is damaged"
+        var checksum: UInt32 = 0
+        switch header.method {
+        case 0:
+            let entryBytes = UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataEnd])
+            try sink(entryBytes)
+            checksum = crc32(entryBytes, checksum)
+        case 8:
+            var lastReport = 0
+            do {
+                try Inflater.run(UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataEnd]), framing: .rawDeflate,
+                                 stopAtStreamEnd: true) { chunk, consumed in
+                    try sink(chunk)
+                    checksum = crc32(chunk, checksum)
+                    if consumed - lastReport >= 1 << 20 { lastReport = consumed; progress?(dataStart + consumed, bytes.count) }
+                }
+            } catch let failure as Inflater.Failure {
+                throw InputError("\(damaged): \(failure)")
+            }
+        default:
+            throw InputError("\(fileName): zip entry \(name) uses compression method \(header.method); only stored and deflate are supported")
+        }
+        guard checksum == entry.checksum else {
+            throw InputError("\(damaged): its CRC-32 does not match the central directory (a corrupted download?)")
+        }
+        progress?(bytes.count, bytes.count)
+    }
+
+    /// zlib's CRC-32 of `bytes` continued from `checksum`, to compare with the one the central directory records.
+    private static func crc32(_ bytes: UnsafeRawBufferPointer, _ checksum: UInt32) -> UInt32 {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return checksum }
+        return UInt32(CSystemZlib.crc32(UInt(checksum), base, UInt32(bytes.count)))
+    }
+
+    /// Where `entry`'s data starts, and its compression method, from its local file header. ZIPFoundation does not
+    /// say where an entry's data starts, so the local header is found by its signature and the entry's name: the
+    /// first such header in the file (the central directory, which ZIPFoundation has read, comes after them all).
+    private static func localHeader(of entry: Entry, in bytes: UnsafeRawBufferPointer) -> (dataOffset: Int, method: Int)? {
+        guard let base = bytes.baseAddress else { return nil }
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        let name = Array(entry.path.utf8)
+        var offset = 0
+        while offset + 30 <= bytes.count, let found = memchr(base + offset, 0x50, bytes.count - offset - 29) {
+            let at = base.distance(to: UnsafeRawPointer(found))
+            offset = at + 1
+            guard bytes[at + 1] == 0x4B, bytes[at + 2] == 0x03, bytes[at + 3] == 0x04 else { continue }
+            let nameLength = u16(at + 26), extraLength = u16(at + 28)
+            guard nameLength == name.count, at + 30 + nameLength + extraLength <= bytes.count,
+                  bytes[(at + 30)..<(at + 30 + nameLength)].elementsEqual(name) else { continue }
+            return (at + 30 + nameLength + extraLength, u16(at + 8))
+        }
+        return nil
     }
 }
 

@@ -83,11 +83,7 @@ struct MatchCommand: AsyncParsableCommand {
                 minimumScore: review ? thresholds.review : thresholds.accept, progress: report)
             bar?.finish()
 
-            var csv = "left_id,right_id,score,verdict\n"
-            for pair in run.pairs {
-                csv += "\(Self.csvField(pair.leftID)),\(Self.csvField(pair.rightID)),"
-                csv += "\(String(format: "%.4f", pair.score)),\(pair.verdict.rawValue)\n"
-            }
+            let csv = try run.csvText()
             if let output {
                 do { try Data(csv.utf8).write(to: URL(fileURLWithPath: output)) } catch {
                     throw InputError("cannot write \(output): \(error.localizedDescription)")
@@ -102,10 +98,5 @@ struct MatchCommand: AsyncParsableCommand {
                 + "\(rightFile.records.count) right records; \(run.comparisons) pairs compared; "
                 + "\(skipped.count) bad lines skipped; \(seconds) s")
         }
-    }
-
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+
+/// When the in-process front of the lookup cache may answer, and when it must forget: a value type with no I/O,
+/// so every rule is tested with plain numbers (``CacheHitFront`` holds one behind a lock).
+///
+/// An entry is remembered together with the store's change stamp read *before* the store was read
+/// (``LookupCacheStore/changeStamp()``), and is served only while:
+/// - the stamp is still that one: any write that could change or remove a cache row, by any process sharing the
+///   store, changes the stamp, so a purged or replaced entry is never answered from memory;
+/// - a stamp is known at all: `nil` (the PostgreSQL listener is down or reconnecting, or the store gives no stamp)
+///   bypasses the front, and reads go to the store;
+/// - the entry is before its expiry, which is the cache row's own expiry or, sooner, ``refreshInterval`` after
+///   it was remembered, so the store still sees a read (its LRU touch) about as often as its touch interval.
+///
+/// Bounded by ``capacity`` entries: when full, the entry remembered first goes.
+public struct CacheHitFrontPolicy<Value: Sendable>: Sendable {
+    public struct Entry: Sendable {
+        public var value: Value
+        public var stamp: UInt64
+        public var expiresAt: Date
+    }
+
+    public let capacity: Int
+    public let refreshInterval: TimeInterval
+    private(set) var entries: [String: Entry] = [:]
+    /// Keys in the order they were first remembered, for evicting the oldest; may hold keys already forgotten.
+    private var order: [String] = []
+    private var orderStart = 0
+
+    public init(capacity: Int, refreshInterval: TimeInterval) {
+        self.capacity = max(0, capacity)
+        self.refreshInterval = refreshInterval
+    }
+
+    public var count: Int { entries.count }
+
+    /// The remembered value for `key`, when `stamp` is the one it was remembered under and it has not expired
+    /// at `now`. An entry found stale (expired, or under another stamp) is forgotten.
+    public mutating func answer(for key: String, stamp: UInt64?, now: Date) -> Value? {
+        guard let entry = entries[key] else { return nil }
+        guard let stamp, stamp == entry.stamp, now < entry.expiresAt else {
+            if stamp != nil { entries[key] = nil }  // stale for good; with no stamp it may still be valid later
+            return nil
+        }
+        return entry.value
+    }
+
+    /// Remembers a hit the store returned: `stamp` is the change stamp read before that store read, `expiresAt`
+    /// the cache row's expiry. Nothing is remembered without a stamp, past the row's expiry, or with no capacity.
+    public mutating func remember(_ value: Value, for key: String, stamp: UInt64?, expiresAt: Date, now: Date) {
+        guard let stamp, capacity > 0, refreshInterval > 0, now < expiresAt else { return }
+        let entry = Entry(value: value, stamp: stamp, expiresAt: min(expiresAt, now.addingTimeInterval(refreshInterval)))
+        if entries.updateValue(entry, forKey: key) == nil { order.append(key) }
+        while entries.count > capacity, orderStart < order.count {
+            entries[order[orderStart]] = nil
+            orderStart += 1
+        }
+        if orderStart > max(64, order.count / 2) {
+            order.removeFirst(orderStart)
+            orderStart = 0
+            // Keys forgotten as stale stay in `order` until evicted; keep only those still remembered.
+            order.removeAll { entries[$0] == nil }
+        }
+    }
+}
+
+/// The in-process front of the lookup cache that `places serve` puts before the store: a repeated cache-hit LOOKUP
+/// is answered from memory, without a store read (a PostgreSQL round trip) or a decode, for as long as
+/// ``CacheHitFrontPolicy`` allows. Budget, single flight and misses are untouched: only a hit the store returned
+/// (under a stamp that has not changed since) is ever remembered. The CLI does not use it: one process per lookup.
+public final class CacheHitFront<Value: Sendable>: Sendable {
+    private let policy: Mutex<CacheHitFrontPolicy<Value>>
+
+    /// - Parameters:
+    ///   - capacity: the most entries remembered.
+    ///   - refreshInterval: the longest an entry is answered from memory before the store is read again (the
+    ///     store's LRU touch interval).
+    public init(capacity: Int = 10_000, refreshInterval: TimeInterval) {
+        policy = Mutex(CacheHitFrontPolicy(capacity: capacity, refreshInterval: refreshInterval))
+    }
+
+    public func answer(for key: String, stamp: UInt64?, now: Date) -> Value? {
+        policy.withLock { $0.answer(for: key, stamp: stamp, now: now) }
+    }
+
+    public func remember(_ value: Value, for key: String, stamp: UInt64?, expiresAt: Date, now: Date) {
+        policy.withLock { $0.remember(value, for: key, stamp: stamp, expiresAt: expiresAt, now: now) }
+    }
+
+    public var count: Int { policy.withLock { $0.count } }
+}
