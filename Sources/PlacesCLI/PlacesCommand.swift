@@ -10,7 +10,7 @@ struct PlacesCommand: AsyncParsableCommand {
         abstract: "Look up places cheaply: a free local index first, paid providers only when needed.",
         discussion: """
             State lives under $PLACES_HOME when set, otherwise in the XDG data, config and cache directories.
-            The first command on a fresh machine builds the local index from the bundled Helsinki OSM extract
+            The first command on a fresh machine builds the local index from the bundled Helsinki OSM extract \
             and a worldwide GeoNames cities list (© OpenStreetMap contributors, ODbL; © GeoNames, CC BY 4.0).
             Tables fit the terminal and are coloured only on one; NO_COLOR or --color never turns colour off.
 
@@ -32,7 +32,7 @@ struct PlacesCommand: AsyncParsableCommand {
     /// Parses and runs like ArgumentParser's own `main()`, but a command line it cannot parse (a bad
     /// `--near`, a missing argument, a failed `validate()`) gets one line on stderr and exit status 2, the
     /// same as bad input found while running, instead of the error plus the whole usage text.
-    /// `--help` and `--version` print as usual.
+    /// `--help` and `--version` print as usual, but for a USAGE line wrapped to the terminal (``HelpLayout``).
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -43,7 +43,12 @@ struct PlacesCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            if error is ExitCode || exitCode(for: error) == .success { exit(withError: error) }
+            if !(error is ExitCode), exitCode(for: error) == .success {
+                // --help, `help`, --version: printed as ArgumentParser would, with the USAGE line fitted to the width.
+                print(HelpLayout.fitted(fullMessage(for: error), width: TerminalWidth.current))
+                exit(withError: ExitCode.success)
+            }
+            if error is ExitCode { exit(withError: error) }
             let text = message(for: error)
             let hint = text.contains("nexpected argument") ? subcommandSuggestion(for: Array(CommandLine.arguments.dropFirst())) : nil
             printError("places: \(hint ?? text)")

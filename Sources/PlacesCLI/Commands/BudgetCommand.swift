@@ -9,7 +9,7 @@ struct BudgetCommand: AsyncParsableCommand {
         commandName: "budget",
         abstract: "Show or change what paid providers may spend.",
         discussion: """
-            Spend is recorded in a ledger before every paid call, so limits hold across concurrent lookups
+            Spend is recorded in a ledger before every paid call, so limits hold across concurrent lookups \
             and processes. Days and months are calendar periods in [budget] time_zone (config.toml).
 
             Examples:

@@ -10,9 +10,9 @@ struct ConfigShowCommand: AsyncParsableCommand {
         commandName: "show",
         abstract: "Print the effective configuration, defaults filled in, secrets redacted.",
         discussion: """
-            Reads config.toml under $PLACES_HOME (or the XDG config directory), or the file given with
-            --config. A missing file means every default. API keys never appear: a key written in the
-            file shows as "[REDACTED]", and for each provider a comment says whether the environment
+            Reads config.toml under $PLACES_HOME (or the XDG config directory), or the file given with \
+            --config. A missing file means every default. API keys never appear: a key written in the \
+            file shows as "[REDACTED]", and for each provider a comment says whether the environment \
             variable named by api_key_env is set.
 
             Examples:

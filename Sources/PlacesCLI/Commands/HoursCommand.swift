@@ -9,8 +9,8 @@ struct HoursCommand: AsyncParsableCommand {
         commandName: "hours",
         abstract: "Evaluate an OSM opening_hours value: open or closed at a moment, and when that changes.",
         discussion: """
-            For people who edit OSM data: checks that a value reads as intended. The moment is read on the
-            wall clock of --tz, so daylight-saving changes are applied. PH (public holiday) rules apply only
+            For people who edit OSM data: checks that a value reads as intended. The moment is read on the \
+            wall clock of --tz, so daylight-saving changes are applied. PH (public holiday) rules apply only \
             on the dates given with --holidays; without them the answer says it depends on holidays.
             Text that cannot be read is reported as unknown (exit status 1), never guessed.
 

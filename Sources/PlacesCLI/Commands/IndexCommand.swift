@@ -9,9 +9,9 @@ struct IndexCommand: AsyncParsableCommand {
         commandName: "index",
         abstract: "Show what the local index holds: each imported file, the area it covers, its counts.",
         discussion: """
-            One row per imported file: its kind, when it was imported, the bounding box of its objects,
-            how many places, address points, names (alternate names included) and cities it added, and its
-            size and CRC-32 as read. A search with --near outside every extract's box finds only cities;
+            One row per imported file: its kind, when it was imported, the bounding box of its objects, \
+            how many places, address points, names (alternate names included) and cities it added, and its \
+            size and CRC-32 as read. A search with --near outside every extract's box finds only cities; \
             add data with `places import FILE`.
 
             Examples:

@@ -9,19 +9,19 @@ struct LookupCommand: AsyncParsableCommand {
         commandName: "lookup",
         abstract: "Find one specific place as cheaply as possible: cache, free sources, then paid ones under a budget.",
         discussion: """
-            The cache is consulted first. Then providers are asked in increasing cost (local index, Nominatim,
-            Foursquare, Yelp, Google, skipping any without a key); each candidate is scored by the fuzzy matcher
-            on name, distance from --near, and phone/address when given. The first confident match that has
+            The cache is consulted first. Then providers are asked in increasing cost (local index, Nominatim, \
+            Foursquare, Yelp, Google, skipping any without a key); each candidate is scored by the fuzzy matcher \
+            on name, distance from --near, and phone/address when given. The first confident match that has \
             every --fields value ends the lookup; answers for the same place are merged field by field.
-            A paid call is made only if the budget allows it (`places budget`); otherwise the best free answer
+            A paid call is made only if the budget allows it (`places budget`); otherwise the best free answer \
             is printed, flagged budget_exhausted, with a note on stderr and exit status 0.
-            A doubtful candidate is still shown, marked "not sure" (verdict review in JSON), and the same lookup
+            A doubtful candidate is still shown, marked "not sure" (verdict review in JSON), and the same lookup \
             gives the same answer until the cache forgets it.
-            A name several nearby places fit equally well ("Kalmari" beside Kalmari Grill and Kalmari Pizzeria)
-            is ambiguous: a paid provider would only answer with its own guess, so none is asked. The answer is
-            "not sure — did you mean: Kalmari Grill (12 m), Kalmari Pizzeria (30 m)?" (JSON: "ambiguous": true
-            and "did_you_mean"), exit status 0, nothing spent. Type the full name to pick one, or pass
-            --pay-when-ambiguous ([pipeline] pay_when_ambiguous = true in config.toml) to pay anyway. A provider that fails is named on stderr
+            A name several nearby places fit equally well ("Kalmari" beside Kalmari Grill and Kalmari Pizzeria) \
+            is ambiguous: a paid provider would only answer with its own guess, so none is asked. The answer is \
+            "not sure — did you mean: Kalmari Grill (12 m), Kalmari Pizzeria (30 m)?" (JSON: "ambiguous": true \
+            and "did_you_mean"), exit status 0, nothing spent. Type the full name to pick one, or pass \
+            --pay-when-ambiguous ([pipeline] pay_when_ambiguous = true in config.toml) to pay anyway. A provider that fails is named on stderr \
             ("places: yelp failed: …; answered from local") and in the JSON's errors.
             Exit status 1 means no plausible candidate was found (unless the budget stopped the search: then 0).
 
@@ -31,7 +31,7 @@ struct LookupCommand: AsyncParsableCommand {
               places lookup "Kiasma" --offline --json
               places lookup "Kalmari" --near 60.1721,24.9450 --pay-when-ambiguous
               places lookup --batch shops.csv --output enriched.jsonl --fields phone,website
-            Batch files use the columns of `places match`: id,name,address,city,phone,lat,lon,category,country
+            Batch files use the columns of `places match`: id,name,address,city,phone,lat,lon,category,country \
             (CSV with a header, or JSON lines). Re-running a batch resumes it: answered rows come from the cache.
             """)
 

@@ -10,8 +10,8 @@ struct ProvidersCommand: AsyncParsableCommand {
         commandName: "providers",
         abstract: "List the network providers: usable or why not, what each can do, and what it costs.",
         discussion: """
-            A provider is usable when it is enabled and has what it needs: an API key for Google, Yelp
-            and Foursquare (from the environment variable named by api_key_env, or api_key), and a
+            A provider is usable when it is enabled and has what it needs: an API key for Google, Yelp \
+            and Foursquare (from the environment variable named by api_key_env, or api_key), and a \
             contact address for Nominatim. The free local index is always available and not listed.
             Prices are dollars per 1,000 calls, by SKU; override them under [providers.<name>.prices].
 

@@ -7,13 +7,13 @@ struct SearchCommand: AsyncParsableCommand {
         commandName: "search",
         abstract: "Find places by name or words, optionally near a point.",
         discussion: """
-            Every name a place has counts (other languages, old and short names, GeoNames alternate names:
-            "Tukholma" finds Stockholm, and JSON says which name matched), and so does its address
-            ("Mikonkatu 18", "18 Mikonkatu", "Mikonkatu 18, Helsinki"). Case, accents, punctuation and spacing
-            do not matter ("rkioski" finds "R-kioski"); a word with a typo is corrected (results marked
-            fuzzy), and when nothing is found a "did you mean" line says what was meant. Category words
+            Every name a place has counts (other languages, old and short names, GeoNames alternate names: \
+            "Tukholma" finds Stockholm, and JSON says which name matched), and so does its address \
+            ("Mikonkatu 18", "18 Mikonkatu", "Mikonkatu 18, Helsinki"). Case, accents, punctuation and spacing \
+            do not matter ("rkioski" finds "R-kioski"); a word with a typo is corrected (results marked \
+            fuzzy), and when nothing is found a "did you mean" line says what was meant. Category words \
             ("chemist", "bookshop", "cash machine") list real members of the category first.
-            Without --near, important places (big cities, famous sights) come first; with --near, results
+            Without --near, important places (big cities, famous sights) come first; with --near, results \
             blend relevance, importance and distance, and each result shows how far it is.
 
             Examples:

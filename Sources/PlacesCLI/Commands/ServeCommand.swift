@@ -15,13 +15,13 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run a long-lived lookup server that speaks the Redis protocol (RESP2).",
         discussion: """
-            Any Redis client, redis-cli and redis-benchmark can talk to it. Each command mirrors a CLI command
+            Any Redis client, redis-cli and redis-benchmark can talk to it. Each command mirrors a CLI command \
             and replies with the same JSON as its --json output, in a bulk string; a miss is a nil reply.
-            Send HELP for the full list. Logs go to stderr. SIGTERM or Ctrl-C stops accepting connections,
+            Send HELP for the full list. Logs go to stderr. SIGTERM or Ctrl-C stops accepting connections, \
             finishes the requests in flight and exits 0.
 
-            It listens on 127.0.0.1 only unless --host says otherwise. Before exposing it beyond this
-            machine, set a password: it is read from the environment variable named by --requirepass-env,
+            It listens on 127.0.0.1 only unless --host says otherwise. Before exposing it beyond this \
+            machine, set a password: it is read from the environment variable named by --requirepass-env, \
             so it never shows up in `ps`.
 
             Examples:

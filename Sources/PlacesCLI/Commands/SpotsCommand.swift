@@ -112,12 +112,11 @@ struct SpotsAddCommand: AsyncParsableCommand {
         abstract: "Save a spot: an existing place, a looked-up place, or a raw point.",
         discussion: """
             Exactly one of the three forms:
-              --from ID                    saves a place you found with search or nearby, with its details
-              --lookup NAME --near LAT,LON finds the place by name near a point, shows the match, saves it
-              --at LAT,LON [--name NAME]   saves a raw point; its address comes from a reverse geocode, and
-                                           without --name so does its name: the nearest place within 30 m,
-                                           else the street address (it says which)
-            A spot that looks already saved (same attached place, or the matcher says same place within 150 m)
+              --from ID: a place found with search or nearby, saved with its details.
+              --lookup NAME --near LAT,LON: the place of that name near a point; the match is shown, then saved.
+              --at LAT,LON [--name NAME]: a raw point. Its address comes from a reverse geocode, and without \
+            --name so does its name: the nearest place within 30 m, else the street address (it says which).
+            A spot that looks already saved (same attached place, or the matcher says same place within 150 m) \
             is refused; add --allow-duplicate to save it anyway.
 
             Examples:

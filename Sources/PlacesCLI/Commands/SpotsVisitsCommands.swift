@@ -74,9 +74,9 @@ struct SpotsRefreshCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refresh", abstract: "Re-run the attached lookups and report what changed.",
         discussion: """
-            Each spot saved from a place keeps its lookup; refresh runs it again through the lookup pipeline
+            Each spot saved from a place keeps its lookup; refresh runs it again through the lookup pipeline \
             and reports changed phone, website, hours, address, status (closed permanently …) or position.
-            Fresh cache entries answer for free (TTL); paid providers are asked only within the budget, and
+            Fresh cache entries answer for free (TTL); paid providers are asked only within the budget, and \
             --max-cost caps what the whole run may spend. Spots saved as raw points are skipped.
 
             Examples:

@@ -9,18 +9,18 @@ struct SpotsWatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Proximity alerts: read location fixes, print enter/exit events as JSON Lines.",
         discussion: """
-            Fixes come from stdin, one per line: lat,lon[,accuracy_m[,ISO8601 time]], or from a GPX track
+            Fixes come from stdin, one per line: lat,lon[,accuracy_m[,ISO8601 time]], or from a GPX track \
             with --gpx FILE. Each event is one line:
-              {"distance_m":61.2,"event":"enter","spot":{"id":"…","lat":…,"lon":…,"name":"Ateneum"},"time":"…"}
+              {"event":"enter","distance_m":61.2,"spot":{"name":"Ateneum",…},"time":"…"}
             Fixes less accurate than --min-accuracy are ignored (fixes without an accuracy are trusted).
             A spot is left only beyond --radius plus --exit-margin, so jitter at the edge does not flap.
-            Only the --monitor nearest spots are watched; that set is recomputed after moving
+            Only the --monitor nearest spots are watched; that set is recomputed after moving \
             --refresh-distance metres. Memory stays constant however long the stream.
             Lines without a time are stamped with the time they were read.
 
-            Besides saved spots (narrowed with --category, --tag and --rating), it can watch places from the
-            local index: every shop of a brand (--brand, punctuation and case ignored, so "roberts coffee"
-            finds Robert's Coffee) and every place of a category (--place-category). Each event carries the
+            Besides saved spots (narrowed with --category, --tag and --rating), it can watch places from the \
+            local index: every shop of a brand (--brand, punctuation and case ignored, so "roberts coffee" \
+            finds Robert's Coffee) and every place of a category (--place-category). Each event carries the \
             spot's or place's name, category, note and rating ("kind":"spot" or "place").
 
             Examples:
@@ -188,7 +188,7 @@ struct SpotsImportCommand: AsyncParsableCommand {
             The format comes from the file name (.geojson/.json, .gpx, .kml, .csv) unless --format says.
             Google Takeout's "Saved Places.json" is read as it is. The import is one transaction.
             Spots that look already saved (the place matcher, within 150 m) are reported, not added twice.
-            --replace restores a backup: it first writes the current spots to spots-backup-<time>.geojson
+            --replace restores a backup: it first writes the current spots to spots-backup-<time>.geojson \
             in the data directory, then replaces everything with the file's contents.
 
             Examples:

@@ -10,8 +10,8 @@ struct StorageCommand: AsyncParsableCommand {
         commandName: "storage",
         abstract: "Move the lookup cache, the budget ledger and saved spots to shared PostgreSQL storage.",
         discussion: """
-            SQLite files under the home serve one user on one machine. Several `places serve` instances share one
-            budget, one cache and one spot store through PostgreSQL: set PLACES_DATABASE_URL (or [storage] url in
+            SQLite files under the home serve one user on one machine. Several `places serve` instances share one \
+            budget, one cache and one spot store through PostgreSQL: set PLACES_DATABASE_URL (or [storage] url in \
             config.toml). `storage migrate` copies what this home already holds, so nothing is lost on the move.
 
             Examples:
@@ -26,8 +26,8 @@ struct StorageMigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Copy this home's SQLite cache, budget ledger, spots and visits into PostgreSQL.",
         discussion: """
-            Each table is copied in one transaction. Running it again copies nothing twice: spots and visits are
-            matched by id, cache entries by key, limits by provider and period, and the ledger's charges are copied
+            Each table is copied in one transaction. Running it again copies nothing twice: spots and visits are \
+            matched by id, cache entries by key, limits by provider and period, and the ledger's charges are copied \
             once per ledger file. Rows PostgreSQL already has are kept as they are. The SQLite files are only read.
 
             Examples:
