@@ -154,8 +154,10 @@ public protocol LookupCacheStore: Sendable {
     /// a purge, an eviction), read *before* a store read so that an in-process copy of what that read returned can
     /// be trusted while the number stays the same. `nil` when the store cannot tell right now (PostgreSQL's change
     /// listener is down or not connected yet): nothing may then be answered from memory. The first call may start
-    /// the watching (a listener connection), so a process that never asks pays nothing.
-    func changeStamp() async -> UInt64?
+    /// the watching (a listener connection), so a process that never asks pays nothing. Synchronous and cheap (no
+    /// network round trip, never a wait on a busy database): `places serve` reads it on the event loop for every
+    /// LOOKUP its reply memo answers.
+    func changeStamp() -> UInt64?
 }
 
 extension LookupCacheStore {
@@ -165,6 +167,6 @@ extension LookupCacheStore {
     }
 
     /// No stamp: a store that cannot tell when others change it is never answered from memory.
-    public func changeStamp() async -> UInt64? { nil }
+    public func changeStamp() -> UInt64? { nil }
 }
 

@@ -16,7 +16,8 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     private let clock: @Sendable () -> Date
     /// A connection of its own for ``changeStamp()``, opened on first use: `PRAGMA data_version` is per connection,
     /// and changes on it when any other connection (this process's pool included, or another process) commits.
-    private let stampConnection = Mutex<DatabaseQueue?>(nil)
+    /// `opened` counts the connections opened, so a stamp from a reopened connection never equals an older one's.
+    private let stampConnection = Mutex<(queue: DatabaseQueue?, opened: UInt64)>((nil, 0))
 
     public init(path: URL, configuration: LookupCacheConfiguration = LookupCacheConfiguration(),
                 clock: @escaping @Sendable () -> Date = { Date() }) throws {
@@ -128,20 +129,28 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     }
 
     /// `PRAGMA data_version` on a connection used for nothing else: it changes whenever another connection or
-    /// process commits to the file, this process's own writes (through the pool) included. `nil` when it cannot be read.
-    public func changeStamp() async -> UInt64? {
+    /// process commits to the file, this process's own writes (through the pool) included. `nil` when it cannot be
+    /// read. It never waits for a busy file (a busy file reads as unknown, which sends the lookup to the store): the
+    /// server reads it on its event loop.
+    public func changeStamp() -> UInt64? {
         stampConnection.withLock { connection -> UInt64? in
             do {
-                if connection == nil {
+                if connection.queue == nil {
                     var configuration = Configuration()
                     configuration.readonly = true
-                    configuration.busyMode = .timeout(1)
-                    connection = try DatabaseQueue(path: path.path, configuration: configuration)
+                    configuration.busyMode = .immediateError
+                    connection.queue = try DatabaseQueue(path: path.path, configuration: configuration)
+                    connection.opened &+= 1
                 }
-                return try connection?.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
-                    .map { UInt64(bitPattern: $0) }
+                guard let version = try connection.queue?.inDatabase({ db in
+                    try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
+                }) else { return nil }
+                // A connection's versions start afresh: the high bits say which connection counted them.
+                return connection.opened << 40 ^ UInt64(bitPattern: version)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                return nil
             } catch {
-                connection = nil
+                connection.queue = nil
                 return nil
             }
         }

@@ -248,7 +248,14 @@ public final class PlacesApplication: Sendable {
 
     /// Looks one place up through the pipeline. The answer carries its time zone, so `open_now` is known.
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
-        try withTimeZone(await pipeline.lookup(request))
+        try await leasedLookup(request).outcome
+    }
+
+    /// ``lookup(_:)`` with the lease of a cache hit the server's front answered or remembered
+    /// (``LookupPipeline/leasedLookup(_:)``): `places serve` repeats the reply it builds for as long as the lease holds.
+    public func leasedLookup(_ request: LookupRequest) async throws -> (outcome: LookupOutcome, lease: CacheHitLease?) {
+        let (outcome, lease) = try await pipeline.leasedLookup(request)
+        return (try withTimeZone(outcome), lease)
     }
 
     /// The providers `request` would ask, cheapest first, with their quotes (`--explain`'s chain line).

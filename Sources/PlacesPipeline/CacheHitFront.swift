@@ -38,18 +38,25 @@ public struct CacheHitFrontPolicy<Value: Sendable>: Sendable {
     /// The remembered value for `key`, when `stamp` is the one it was remembered under and it has not expired
     /// at `now`. An entry found stale (expired, or under another stamp) is forgotten.
     public mutating func answer(for key: String, stamp: UInt64?, now: Date) -> Value? {
+        entry(for: key, stamp: stamp, now: now)?.value
+    }
+
+    /// ``answer(for:stamp:now:)`` with the stamp and expiry it was remembered under (for a ``CacheHitLease``).
+    public mutating func entry(for key: String, stamp: UInt64?, now: Date) -> Entry? {
         guard let entry = entries[key] else { return nil }
         guard let stamp, stamp == entry.stamp, now < entry.expiresAt else {
             if stamp != nil { entries[key] = nil }  // stale for good; with no stamp it may still be valid later
             return nil
         }
-        return entry.value
+        return entry
     }
 
     /// Remembers a hit the store returned: `stamp` is the change stamp read before that store read, `expiresAt`
     /// the cache row's expiry. Nothing is remembered without a stamp, past the row's expiry, or with no capacity.
-    public mutating func remember(_ value: Value, for key: String, stamp: UInt64?, expiresAt: Date, now: Date) {
-        guard let stamp, capacity > 0, refreshInterval > 0, now < expiresAt else { return }
+    /// - Returns: the entry remembered, `nil` when nothing was.
+    @discardableResult
+    public mutating func remember(_ value: Value, for key: String, stamp: UInt64?, expiresAt: Date, now: Date) -> Entry? {
+        guard let stamp, capacity > 0, refreshInterval > 0, now < expiresAt else { return nil }
         let entry = Entry(value: value, stamp: stamp, expiresAt: min(expiresAt, now.addingTimeInterval(refreshInterval)))
         if entries.updateValue(entry, forKey: key) == nil { order.append(key) }
         while entries.count > capacity, orderStart < order.count {
@@ -62,6 +69,7 @@ public struct CacheHitFrontPolicy<Value: Sendable>: Sendable {
             // Keys forgotten as stale stay in `order` until evicted; keep only those still remembered.
             order.removeAll { entries[$0] == nil }
         }
+        return entry
     }
 }
 
@@ -80,13 +88,47 @@ public final class CacheHitFront<Value: Sendable>: Sendable {
         policy = Mutex(CacheHitFrontPolicy(capacity: capacity, refreshInterval: refreshInterval))
     }
 
-    public func answer(for key: String, stamp: UInt64?, now: Date) -> Value? {
-        policy.withLock { $0.answer(for: key, stamp: stamp, now: now) }
+    public func answer(for key: String, stamp: UInt64?, now: Date) -> CacheHitFrontPolicy<Value>.Entry? {
+        policy.withLock { $0.entry(for: key, stamp: stamp, now: now) }
     }
 
-    public func remember(_ value: Value, for key: String, stamp: UInt64?, expiresAt: Date, now: Date) {
+    @discardableResult
+    public func remember(_ value: Value, for key: String, stamp: UInt64?, expiresAt: Date,
+                         now: Date) -> CacheHitFrontPolicy<Value>.Entry? {
         policy.withLock { $0.remember(value, for: key, stamp: stamp, expiresAt: expiresAt, now: now) }
     }
 
     public var count: Int { policy.withLock { $0.count } }
+}
+
+/// A hit the front answered or remembered, handed out so that a copy further out may repeat what was built from it
+/// under the front's own rules: `places serve`'s reply memo keeps the LOOKUP reply's bytes, keyed by the request's
+/// bytes, and answers a repeat on the event loop (no task, no pipeline, no JSON) only while ``isCurrent`` (the store's
+/// change stamp is still the one the hit was read under) and for no longer than ``lifetime`` (the cache row's expiry,
+/// or sooner the front's refresh interval, so the store still sees a read about as often as its touch interval).
+public struct CacheHitLease: Sendable {
+    /// The store's change stamp the hit was read under.
+    public let stamp: UInt64
+    /// Seconds from when the lease was given out until the hit must be read from the store again.
+    public let lifetime: TimeInterval
+    private let currentStamp: @Sendable () -> UInt64?
+    private let repeated: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - currentStamp: the store's change stamp now: synchronous and cheap (``LookupCacheStore/changeStamp()``).
+    ///   - repeated: counts a repeat as the lookup-cache hit it stands for (the pipeline's metrics).
+    public init(stamp: UInt64, lifetime: TimeInterval, currentStamp: @escaping @Sendable () -> UInt64?,
+                repeated: @escaping @Sendable () -> Void = {}) {
+        self.stamp = stamp
+        self.lifetime = lifetime
+        self.currentStamp = currentStamp
+        self.repeated = repeated
+    }
+
+    /// Whether no write that could change or remove the hit has happened since it was read: the store's stamp is
+    /// still ``stamp`` (an unknown stamp is not).
+    public var isCurrent: Bool { currentStamp() == stamp }
+
+    /// A repeat was answered from the copy: counted as the lookup-cache hit it is.
+    public func noteRepeat() { repeated() }
 }

@@ -97,20 +97,36 @@ public final class LookupPipeline: Sendable {
 
     /// A fresh cache hit for `key`: from the server's in-memory front while the store's change stamp holds, else
     /// from the store (and then remembered by the front). The stamp is read before the store: a write landing after
-    /// it changes the stamp, so what the read returns is never trusted past that write.
-    private func freshHit(_ key: String, in cache: any LookupCacheStore) async throws -> LookupOutcome? {
+    /// it changes the stamp, so what the read returns is never trusted past that write. A hit the front answered or
+    /// remembered comes with its ``CacheHitLease``.
+    private func freshHit(_ key: String, in cache: any LookupCacheStore) async throws -> (LookupOutcome, CacheHitLease?)? {
         guard let hitFront else {
-            guard let entry = try await cache.entry(for: key) else { return nil }
-            return hitOutcome(entry, key: key)
+            guard let entry = try await cache.entry(for: key), let hit = hitOutcome(entry, key: key) else { return nil }
+            return (hit, nil)
         }
-        let stamp = await cache.changeStamp()
-        if let remembered = hitFront.answer(for: key, stamp: stamp, now: clock()) { return remembered }
+        let stamp = cache.changeStamp()
+        let asked = clock()
+        if let remembered = hitFront.answer(for: key, stamp: stamp, now: asked) {
+            return (remembered.value, lease(remembered.stamp, until: remembered.expiresAt, now: asked, cache: cache))
+        }
         guard let entry = try await cache.entry(for: key), let hit = hitOutcome(entry, key: key) else { return nil }
-        hitFront.remember(hit, for: key, stamp: stamp, expiresAt: entry.expiresAt, now: clock())
-        return hit
+        let now = clock()
+        let remembered = hitFront.remember(hit, for: key, stamp: stamp, expiresAt: entry.expiresAt, now: now)
+        return (hit, remembered.map { lease($0.stamp, until: $0.expiresAt, now: now, cache: cache) })
+    }
+
+    private func lease(_ stamp: UInt64, until expiry: Date, now: Date, cache: any LookupCacheStore) -> CacheHitLease {
+        CacheHitLease(stamp: stamp, lifetime: expiry.timeIntervalSince(now), currentStamp: { cache.changeStamp() },
+                      repeated: { PipelineMetrics.lookupCacheHits.increment() })
     }
 
     public func lookup(_ request: LookupRequest) async throws -> LookupOutcome {
+        try await leasedLookup(request).outcome
+    }
+
+    /// ``lookup(_:)``, with the lease of a cache hit the server's front answered or remembered (`nil` for anything
+    /// else: a miss, a shared flight, a process without a front), for `places serve` to repeat the reply it builds.
+    public func leasedLookup(_ request: LookupRequest) async throws -> (outcome: LookupOutcome, lease: CacheHitLease?) {
         // Fast path: a fresh hit needs neither the single-flight table nor a task.
         let key = cacheKey(request)
         if let cache, let hit = try await freshHit(key, in: cache) {
@@ -129,12 +145,12 @@ public final class LookupPipeline: Sendable {
                 PipelineMetrics.lookupCacheMisses.increment()
             }
         }
-        guard !leader else { return outcome }
+        guard !leader else { return (outcome, nil) }
         var shared = outcome
         shared.coalesced = true
         shared.cost = .zero
         shared.calls = [:]
-        return shared
+        return (shared, nil)
     }
 
     /// How long a lookup may wait for another process filling the same key, plus its own run: a few provider

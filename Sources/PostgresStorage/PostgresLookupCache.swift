@@ -42,7 +42,7 @@ public final class PostgresLookupCache: LookupCacheStore {
 
     /// Counts the notifications of every instance's cache writes (this one's included), on a connection of its own;
     /// `nil` until the LISTEN is in place and whenever the listener is down or reconnecting.
-    public func changeStamp() async -> UInt64? { changes.stamp() }
+    public func changeStamp() -> UInt64? { changes.stamp() }
 
     /// The hot path: one prepared statement per hit.
     struct EntryStatement: PostgresPreparedStatement {

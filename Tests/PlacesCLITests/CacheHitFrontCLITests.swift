@@ -26,6 +26,34 @@ struct CacheHitFrontCLITests {
         await fake.shutdown()
     }
 
+    /// The reply memo repeats a cache-hit LOOKUP's reply as it was computed, byte for byte: the second LOOKUP is
+    /// computed (a cache hit read from the store, whose lease the memo keeps the reply under), the third is the memo's.
+    @Test func aMemoisedLookupReplyIsByteIdenticalToTheComputedOne() async throws {
+        let fake = try await FakeUpstream.start(handler: FakeRoutes.google())
+        let cli = try PaidCallMeteringCLITests().home(fake, dailyUSD: "1.0")
+        let environment = SharedStateMultiProcessTests.key
+        let built = try await offPool { try cli.run(arguments: ["reverse", "60.17,24.94"], environment: environment) }
+        #expect(built.status == 0, "\(built.stderr)")
+        let server = try await offPool { try RunningServer.start(cli, environment: environment) }
+        defer { server.kill() }
+        let (replies, memoHits) = try await offPool {
+            let client = try RedisLineClient(port: server.port)
+            func memoHits() throws -> String? {
+                try client.request("INFO cache").split(separator: "\r\n").first { $0.hasPrefix("memo_hits:") }.map(String.init)
+            }
+            let first = try client.request(Self.request), computed = try client.request(Self.request)
+            let before = try memoHits()
+            let memoised = try client.request(Self.request)
+            return ([first, computed, memoised], [before, try memoHits()])
+        }
+        await fake.shutdown()
+        #expect(fake.requests.count == 1, "\(fake.requests.map(\.uri))")
+        #expect(replies[1].hasPrefix("$") && replies[1].contains("Blue Bottle Coffee"), "\(replies[1].prefix(300))")
+        #expect(memoHits == ["memo_hits:0", "memo_hits:1"], "the third LOOKUP was the memo's")
+        #expect(Array(replies[2].utf8) == Array(replies[1].utf8))
+        #expect(try await offPool { try server.stop(signal: SIGTERM) } == 0)
+    }
+
     /// One home, one server: a lookup (one upstream call), its repeats (hits, no call), a purge by a CLI process,
     /// then lookups until the server asks upstream again: on SQLite the very next one (the data version changed with
     /// the purge's commit), on PostgreSQL as soon as the purge's notification arrives, within a deadline.

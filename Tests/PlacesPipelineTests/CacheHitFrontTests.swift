@@ -102,7 +102,7 @@ final class StampedCache: LookupCacheStore {
     func purge(provider: String?, expiredOnly: Bool) async throws -> Int { try await inner.purge(provider: provider, expiredOnly: expiredOnly) }
     func vacuum() async throws { try await inner.vacuum() }
     func stats() async throws -> CacheStats { try await inner.stats() }
-    func changeStamp() async -> UInt64? { state.withLock { $0.stamp } }
+    func changeStamp() -> UInt64? { state.withLock { $0.stamp } }
 }
 
 /// The front inside the lookup pipeline: what it saves (store reads) and what it must never do (serve a removed,

@@ -1,4 +1,5 @@
 import NIOCore
+import PlacesPipeline
 import RESP
 import Synchronization
 
@@ -12,6 +13,11 @@ import Synchronization
 ///
 /// Identical requests that miss at the same time share one computation (``sharedReply(for:computing:)``):
 /// when a hot entry expires under load, fifty clients asking for it cost one index read, not fifty.
+///
+/// A LOOKUP reply built from a cache hit is kept under the hit's ``CacheHitLease`` (``store(_:for:lease:)``): it is
+/// repeated only while the lookup cache's change stamp is the one the hit was read under (read again for every
+/// repeat, so a purge or overwrite by any process makes the next LOOKUP go to the store) and for no longer than the
+/// lease's lifetime (the row's expiry, or sooner the cache's touch interval), nor than ``timeToLive``.
 public final class ReplyMemo: Sendable {
     /// A request as memo key: the command name compared without regard to case, the arguments byte for byte.
     public struct Key: Hashable, Sendable {
@@ -88,6 +94,10 @@ public final class ReplyMemo: Sendable {
         var reply: RESPValue
         var bytes: Int
         var expires: ContinuousClock.Instant
+        /// For a reply built from a cache hit: repeated only while the lease is current.
+        var lease: CacheHitLease?
+
+        func answers(at now: ContinuousClock.Instant) -> Bool { expires > now && (lease?.isCurrent ?? true) }
     }
 
     private struct State {
@@ -151,11 +161,13 @@ public final class ReplyMemo: Sendable {
     public func reply(to request: RESPRequest) -> RESPValue? {
         let key = Key(borrowing: request)
         let now = ContinuousClock.now
-        return state.withLock { state in
-            guard let entry = state.entries[key], entry.expires > now else { return nil }
+        let found = state.withLock { state -> Entry? in
+            guard let entry = state.entries[key], entry.answers(at: now) else { return nil }
             state.hits += 1
-            return entry.reply
+            return entry
         }
+        found?.lease?.noteRepeat()
+        return found?.reply
     }
 
     /// The reply to the request `key` stands for: computed by `compute`, unless an identical request
@@ -170,7 +182,7 @@ public final class ReplyMemo: Sendable {
         let now = ContinuousClock.now
         let role = state.withLock { state -> Role in
             // Stored since this request missed on the event loop: an identical one was just answered.
-            if let entry = state.entries[key], entry.expires > now { return .answered(entry.reply) }
+            if let entry = state.entries[key], entry.answers(at: now) { return .answered(entry.reply) }
             if let flight = state.inFlight[key] { return .follower(flight) }
             let flight = Flight()
             state.inFlight[key] = flight
@@ -191,19 +203,23 @@ public final class ReplyMemo: Sendable {
     }
 
     /// Keeps a bulk or null reply; anything else (an error) is not an answer worth repeating.
-    public func store(_ reply: RESPValue, for key: Key) {
+    /// - Parameter lease: for a reply built from a cache hit, the hit's lease: the reply is repeated only while it is
+    ///   current, and for no longer than its lifetime.
+    public func store(_ reply: RESPValue, for key: Key, lease: CacheHitLease? = nil) {
         let size: Int
         switch reply {
         case .bulkString(let bytes): size = key.byteCount + bytes.readableBytes
         case .null: size = key.byteCount
         default: return
         }
+        let age = lease.map { min(timeToLive, .seconds(max(0, $0.lifetime))) } ?? timeToLive
         // A zero age keeps nothing, like a zero capacity: `--memo-ttl 0` turns the memo off.
-        guard capacity > 0, timeToLive > .zero, size <= maxBytes else { return }
-        let expires = ContinuousClock.now + timeToLive
+        guard capacity > 0, age > .zero, size <= maxBytes else { return }
+        let expires = ContinuousClock.now + age
         state.withLock { state in
             state.misses += 1
-            if let previous = state.entries.updateValue(Entry(reply: reply, bytes: size, expires: expires), forKey: key) {
+            let entry = Entry(reply: reply, bytes: size, expires: expires, lease: lease)
+            if let previous = state.entries.updateValue(entry, forKey: key) {
                 state.bytes -= previous.bytes
             } else {
                 state.order.append(key)

@@ -33,7 +33,7 @@ public struct ServerApplication: Sendable {
     /// lookup by key; a budget denial, a provider failure and a storage failure are ``ServerBackendError``s
     /// the executor renders (`-ERR budget …`, `-ERR upstream …`, `-ERR storage unavailable: …`). Anything
     /// else passes through (an ``InputError`` is already one line for the client).
-    func answering(_ call: () async throws -> Data?) async throws -> Data? {
+    func answering<Answer>(_ call: () async throws -> Answer?) async throws -> Answer? {
         do {
             return try await call()
         } catch is NotFound {
@@ -76,14 +76,15 @@ public struct ServerApplication: Sendable {
 
     /// A provider failed, no other source knew the place and nothing was cached: an error, not a miss,
     /// or a client could not tell an outage from "no such place".
-    func lookup(_ request: LookupRequest) async throws -> Data? {
-        let outcome = try await lookup.get().lookup(request)
+    /// A cache hit's reply comes with the hit's lease, under which the server repeats it (``Memoisation/whileLeased``).
+    func lookup(_ request: LookupRequest) async throws -> BackendAnswer {
+        let (outcome, lease) = try await lookup.get().leasedLookup(request)
         if outcome.place == nil, !outcome.failures.isEmpty {
             throw ServerBackendError.upstream(reason: outcome.errors.joined(separator: "; ")
                 + "; no other source knew the place and nothing is cached")
         }
-        guard outcome.place != nil else { return nil }
-        return try PlacesJSON.lookup(outcome, reference: request.query.near)
+        guard outcome.place != nil else { return BackendAnswer(data: nil, lease: lease) }
+        return BackendAnswer(data: try PlacesJSON.lookup(outcome, reference: request.query.near), lease: lease)
     }
 
     func addSpot(_ request: ServerRequests.NewSpot) async throws -> Data? {

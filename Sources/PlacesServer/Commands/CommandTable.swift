@@ -1,6 +1,20 @@
 import Foundation
 import NIOCore
+import PlacesPipeline
 import RESP
+
+/// Whether, and for how long, the server's ``ReplyMemo`` may repeat a command's replies.
+public enum Memoisation: Sendable, Equatable {
+    /// Never: anything that writes, spends or counts.
+    case never
+    /// For the memo's time to live: reads that only `places import` changes. Identical requests in flight share
+    /// one call.
+    case forTimeToLive
+    /// Only a reply that came with a ``CacheHitLease`` (a LOOKUP answered by a cache hit), while the lease holds:
+    /// the cache's change stamp unchanged, the row not expired, the touch interval not passed. Nothing else changes:
+    /// misses, the budget and single flight stay the pipeline's.
+    case whileLeased
+}
 
 /// One server command, whole: its name, how many arguments it takes, its syntax and summary (for HELP
 /// and COMMAND DOCS), whether its reply may be repeated from memory, and how to read its arguments into
@@ -12,19 +26,18 @@ public struct ServerCommandEntry: Sendable {
     public let arity: ClosedRange<Int>
     public let syntax: String
     public let summary: String
-    /// Whether a reply may be repeated from the server's ``ReplyMemo`` for a while: true for reads that
-    /// only `places import` changes; false for anything that writes, spends or counts.
-    public let isMemoisable: Bool
+    /// Whether a reply may be repeated from the server's ``ReplyMemo``, and for how long.
+    public let memoisation: Memoisation
     /// The request read into a command; the arguments reader already holds the arguments after the name.
     let parse: @Sendable (_ request: RESPRequest, _ arguments: inout CommandArguments) throws(CommandSyntaxError) -> ServerCommand
 
-    init(name: String, arity: ClosedRange<Int>, syntax: String, summary: String, isMemoisable: Bool = false,
+    init(name: String, arity: ClosedRange<Int>, syntax: String, summary: String, memoisation: Memoisation = .never,
          parse: @escaping @Sendable (RESPRequest, inout CommandArguments) throws(CommandSyntaxError) -> ServerCommand) {
         self.name = name
         self.arity = arity
         self.syntax = syntax
         self.summary = summary
-        self.isMemoisable = isMemoisable
+        self.memoisation = memoisation
         self.parse = parse
     }
 
@@ -36,11 +49,40 @@ public struct ServerCommandEntry: Sendable {
         parse: @escaping @Sendable (inout CommandArguments) throws(CommandSyntaxError) -> Request,
         handle: @escaping @Sendable (Request) async throws -> Data?
     ) -> ServerCommandEntry {
-        ServerCommandEntry(name: name, arity: arity, syntax: syntax, summary: summary, isMemoisable: memoisable) {
+        let memoisation: Memoisation = memoisable ? .forTimeToLive : .never
+        return ServerCommandEntry(name: name, arity: arity, syntax: syntax, summary: summary, memoisation: memoisation) {
             _, arguments throws(CommandSyntaxError) in
             let request = try parse(&arguments)
-            return .backend(BackendCall(commandName: name, isMemoisable: memoisable, request: request) { try await handle(request) })
+            return .backend(BackendCall(commandName: name, memoisation: memoisation, request: request) {
+                BackendAnswer(data: try await handle(request))
+            })
         }
+    }
+
+    /// A command whose replies are repeated only under a lease its handler returns with them (``Memoisation/whileLeased``):
+    /// LOOKUP, whose cache hits hold while the cache's change stamp does.
+    public static func leased<Request: Equatable & Sendable>(
+        _ name: String, arity: ClosedRange<Int>, syntax: String, summary: String,
+        parse: @escaping @Sendable (inout CommandArguments) throws(CommandSyntaxError) -> Request,
+        handle: @escaping @Sendable (Request) async throws -> BackendAnswer
+    ) -> ServerCommandEntry {
+        ServerCommandEntry(name: name, arity: arity, syntax: syntax, summary: summary, memoisation: .whileLeased) {
+            _, arguments throws(CommandSyntaxError) in
+            let request = try parse(&arguments)
+            return .backend(BackendCall(commandName: name, memoisation: .whileLeased, request: request) { try await handle(request) })
+        }
+    }
+}
+
+/// What a backend call answers: the reply's bytes (`nil`: a miss), and for a reply built from a cache hit, the
+/// lease under which the server may repeat it (``Memoisation/whileLeased``).
+public struct BackendAnswer: Sendable {
+    public var data: Data?
+    public var lease: CacheHitLease?
+
+    public init(data: Data?, lease: CacheHitLease? = nil) {
+        self.data = data
+        self.lease = lease
     }
 }
 
@@ -48,21 +90,21 @@ public struct ServerCommandEntry: Sendable {
 /// bound to it.
 public struct BackendCall: Sendable, Equatable, CustomStringConvertible {
     public let commandName: String
-    public let isMemoisable: Bool
+    public let memoisation: Memoisation
     /// The typed request the handler runs with (a `SearchQuery`, a spot filter, …).
     public let request: any Equatable & Sendable
-    private let handler: @Sendable () async throws -> Data?
+    private let handler: @Sendable () async throws -> BackendAnswer
 
-    init<Request: Equatable & Sendable>(commandName: String, isMemoisable: Bool, request: Request,
-                                        run: @escaping @Sendable () async throws -> Data?) {
+    init<Request: Equatable & Sendable>(commandName: String, memoisation: Memoisation, request: Request,
+                                        run: @escaping @Sendable () async throws -> BackendAnswer) {
         self.commandName = commandName
-        self.isMemoisable = isMemoisable
+        self.memoisation = memoisation
         self.request = request
         handler = run
     }
 
-    /// Answers the request: the reply's bytes, or `nil` for a miss.
-    public func run() async throws -> Data? { try await handler() }
+    /// Answers the request: the reply's bytes (`nil` for a miss), with a lease when it may be repeated under one.
+    public func run() async throws -> BackendAnswer { try await handler() }
 
     /// Same command, same request value (the handlers are the table's, so they are the same too).
     public static func == (lhs: BackendCall, rhs: BackendCall) -> Bool {

@@ -38,9 +38,9 @@ extension CommandTable {
                      parse: ServerRequests.suggest) { query in
                 try PlacesJSON.suggestions(try await app.places.get().suggest(query))
             },
-            .core(app, "LOOKUP", arity: 1...64, syntax: "LOOKUP name [NEAR lat lon] [FIELDS field …]",
-                     summary: "the one place meant, through cache, local index and paid providers under budget", memoisable: false,
-                     parse: ServerRequests.lookup) { request in try await app.lookup(request) },
+            .leased("LOOKUP", arity: 1...64, syntax: "LOOKUP name [NEAR lat lon] [FIELDS field …]",
+                    summary: "the one place meant, through cache, local index and paid providers under budget",
+                    parse: ServerRequests.lookup) { request in try await app.answering { try await app.lookup(request) } ?? BackendAnswer(data: nil) },
             .core(app, "SCORE", arity: 2...2, syntax: "SCORE a b", summary: "how alike two place names are, as `places score --json`",
                      memoisable: true, parse: ServerRequests.score) { request in try PlacesJSON.score(try PlacesApplication.score(request)) },
             .core(app, "BUDGET", arity: 0...0, syntax: "BUDGET", summary: "money spent and left per provider, as `places budget --json`",

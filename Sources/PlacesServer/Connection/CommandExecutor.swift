@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PlacesCore
+import PlacesPipeline
 import RESP
 
 /// Turns the application's answers and the server's counters into replies. It holds no connection
@@ -31,11 +32,21 @@ public struct CommandExecutor: Sendable {
     }
 
     /// Runs a call; failures become `-ERR` replies that say what to do, never a stack or a secret.
-    /// - Parameter memoKey: the request as memo key, for memoisable calls: identical requests in flight
-    ///   share one backend call, and the reply is kept for the next ones.
+    /// - Parameter memoKey: the request as memo key, for memoisable calls: as the call's ``Memoisation`` says,
+    ///   identical requests in flight share one backend call and the reply is kept for the next ones
+    ///   (``Memoisation/forTimeToLive``), or a reply that came with a lease is kept under it (``Memoisation/whileLeased``).
     public func reply(_ call: BackendCall, memoKey: ReplyMemo.Key? = nil) async -> RESPValue {
-        guard let memoKey else { return await run(call) }
-        return await memo.sharedReply(for: memoKey) { await run(call) }
+        guard let memoKey else { return await run(call).reply }
+        switch call.memoisation {
+        case .never:
+            return await run(call).reply
+        case .forTimeToLive:
+            return await memo.sharedReply(for: memoKey) { await run(call).reply }
+        case .whileLeased:
+            let (reply, lease) = await run(call)
+            if let lease { memo.store(reply, for: memoKey, lease: lease) }
+            return reply
+        }
     }
 
     /// `EXEC`'s reply: the queued steps run one after another, in order, their replies in one array (an error
@@ -53,53 +64,55 @@ public struct CommandExecutor: Sendable {
         return .array(replies)
     }
 
-    private func run(_ call: BackendCall) async -> RESPValue {
+    /// The call's reply, and the lease it may be repeated under (a failure has none).
+    private func run(_ call: BackendCall) async -> (reply: RESPValue, lease: CacheHitLease?) {
         metrics.count(.backendCall)
         do {
-            guard let data = try await call.run() else {
+            let answer = try await call.run()
+            guard let data = answer.data else {
                 metrics.count(.miss)
-                return .null
+                return (.null, answer.lease)
             }
-            return .bulk(data)
+            return (.bulk(data), answer.lease)
         } catch let error as ServerBackendError {
             switch error {
             case .notOpened(let reason):
                 metrics.countError(.storageUnavailable)
-                return .error("ERR \(call.commandName) cannot run: \(reason); fix that and restart the server")
+                return (.error("ERR \(call.commandName) cannot run: \(reason); fix that and restart the server"), nil)
             case .failed(let reason):
                 metrics.countError(.internal)
                 // The operator sees it too: an outage shows in the log, not only in one client's reply.
                 logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
-                return .error("ERR \(call.commandName) failed: \(reason)")
+                return (.error("ERR \(call.commandName) failed: \(reason)"), nil)
             case .budgetDenied(let reason):
                 metrics.countError(.budget)
-                return .error("ERR budget \(reason)")
+                return (.error("ERR budget \(reason)"), nil)
             case .upstream(let reason):
                 metrics.countError(.provider)
                 logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
-                return .error("ERR upstream \(reason)")
+                return (.error("ERR upstream \(reason)"), nil)
             case .storageUnavailable(let reason):
                 metrics.countError(.storageUnavailable)
                 logger.error("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
-                return .error("ERR storage unavailable: \(reason)")
+                return (.error("ERR storage unavailable: \(reason)"), nil)
             }
         } catch let error as InputError {
             metrics.countError(.input)
-            return .error("ERR " + error.message)
+            return (.error("ERR " + error.message), nil)
         } catch let error as StorageUnavailable {
             // Shared state is down: say so; the local index and memoised replies keep answering meanwhile.
             metrics.countError(.storageUnavailable)
-            return .error("ERR " + error.description)
+            return (.error("ERR " + error.description), nil)
         } catch let error as ProviderError {
             metrics.countError(.provider)
-            return .error("ERR " + error.description)
+            return (.error("ERR " + error.description), nil)
         } catch is CancellationError {
             metrics.countError(.internal)
-            return .error("ERR the server is shutting down; retry")
+            return (.error("ERR the server is shutting down; retry"), nil)
         } catch {
             metrics.countError(.internal)
             logger.error("backend call failed", metadata: ["command": "\(call.commandName)", "error": "\(String(reflecting: type(of: error)))"])
-            return .error("ERR \(call.commandName) failed inside the server; see the server log")
+            return (.error("ERR \(call.commandName) failed inside the server; see the server log"), nil)
         }
     }
 

@@ -238,7 +238,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             enqueue(value)
             closeWhenDrained = true
         case .execute(let call):
-            let memoKey = call.isMemoisable ? request.map(ReplyMemo.Key.init(copying:)) : nil
+            let memoKey = call.memoisation != .never ? request.map(ReplyMemo.Key.init(copying:)) : nil
             let executor = self.executor
             startAsync(holding: held, timing: timing, context: context) { await executor.reply(call, memoKey: memoKey) }
         case .report(let sections, let json):

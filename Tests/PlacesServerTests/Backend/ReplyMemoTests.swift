@@ -1,6 +1,9 @@
 import Foundation
+import Logging
 import NIOCore
+import PlacesPipeline
 import RESP
+import Synchronization
 import Testing
 @testable import PlacesServer
 
@@ -118,6 +121,98 @@ import Testing
         #expect(memo.statistics.entries == 1)
     }
 
+    // MARK: LOOKUP replies kept under a cache hit's lease
+
+    private func storeLeased(_ memo: ReplyMemo, _ stamp: Stamp, lifetime: TimeInterval = 3_600, _ reply: RESPValue = .bulk("hit")) {
+        memo.store(reply, for: ReplyMemo.Key(copying: RESPRequest(["LOOKUP", "Maya Bar"])), lease: stamp.lease(lifetime: lifetime))
+    }
+
+    private func lookup(_ memo: ReplyMemo) -> RESPValue? { memo.reply(to: RESPRequest(["LOOKUP", "Maya Bar"])) }
+
+    @Test("a leased reply is repeated while the cache's stamp is the one the hit was read under, and never after it changes")
+    func leasedReplyHoldsWhileTheStampDoes() {
+        let memo = ReplyMemo()
+        let stamp = Stamp(7)
+        storeLeased(memo, stamp)
+        #expect(lookup(memo) == .bulk("hit"))
+        #expect(lookup(memo) == .bulk("hit"))
+        #expect(stamp.reads == 2, "the stamp is read again for every repeat")
+        #expect(stamp.repeats == 2, "each repeat counts as the lookup-cache hit it stands for")
+        stamp.set(8)
+        #expect(lookup(memo) == nil, "a write anywhere (purge, overwrite, eviction) sends the next LOOKUP to the store")
+        stamp.set(nil)
+        #expect(lookup(memo) == nil, "an unknown stamp (listener down) is not the hit's")
+        #expect(stamp.repeats == 2)
+        #expect(memo.statistics.hits == 2)
+    }
+
+    @Test("the recomputed reply replaces the stale one under its new lease")
+    func recomputedReplyReplacesTheStaleOne() {
+        let memo = ReplyMemo()
+        let stamp = Stamp(1)
+        storeLeased(memo, stamp, .bulk("old"))
+        stamp.set(2)
+        #expect(lookup(memo) == nil)
+        storeLeased(memo, stamp, .bulk("new"))
+        #expect(lookup(memo) == .bulk("new"))
+        #expect(memo.statistics.entries == 1)
+    }
+
+    @Test("a leased reply lives no longer than the lease (row expiry, touch interval), nor than the memo's age")
+    func leasedReplyExpires() async throws {
+        let shortLease = ReplyMemo(timeToLive: .seconds(3_600))
+        storeLeased(shortLease, Stamp(1), lifetime: 0.02)
+        #expect(lookup(shortLease) == .bulk("hit"))
+        try await Task.sleep(for: .milliseconds(40))
+        #expect(lookup(shortLease) == nil, "past the lease's lifetime")
+
+        let shortAge = ReplyMemo(timeToLive: .milliseconds(20))
+        storeLeased(shortAge, Stamp(1), lifetime: 3_600)
+        #expect(lookup(shortAge) == .bulk("hit"))
+        try await Task.sleep(for: .milliseconds(40))
+        #expect(lookup(shortAge) == nil, "past the memo's age, however long the lease")
+    }
+
+    @Test("a lease already over, or a memo turned off, keeps nothing")
+    func expiredLeaseKeepsNothing() {
+        let memo = ReplyMemo()
+        storeLeased(memo, Stamp(1), lifetime: 0)
+        storeLeased(memo, Stamp(1), lifetime: -5)
+        #expect(memo.statistics.entries == 0)
+        let off = ReplyMemo(timeToLive: .zero)
+        storeLeased(off, Stamp(1))
+        #expect(off.statistics.entries == 0)
+    }
+
+    @Test("a leased command's reply is kept only when it came with a lease, and its misses are not shared flights")
+    func executorKeepsOnlyLeasedReplies() async {
+        let stamp = Stamp(3)
+        let calls = Counter()
+        let table = CommandTable([
+            .leased("LOOKUP", arity: 1...1, syntax: "LOOKUP name", summary: "fake lookup",
+                    parse: { arguments throws(CommandSyntaxError) in try arguments.text() }) { name in
+                calls.increment()
+                // "hit" answers come from a cache hit (leased); anything else was a miss upstream.
+                return BackendAnswer(data: Data("\"\(name)\"".utf8), lease: name == "hit" ? stamp.lease(lifetime: 60) : nil)
+            },
+        ])
+        let memo = ReplyMemo()
+        let executor = CommandExecutor(commands: table, metrics: ServerMetrics(), memo: memo,
+                                       configuration: ServerConfiguration(), logger: Logger(label: "test"))
+        for name in ["miss", "hit"] {
+            let request = RESPRequest(["LOOKUP", name])
+            guard case .backend(let call)? = try? table.parse(request) else {
+                Issue.record("LOOKUP did not parse")
+                return
+            }
+            #expect(call.memoisation == .whileLeased)
+            #expect(await executor.reply(call, memoKey: ReplyMemo.Key(copying: request)) == .bulk("\"\(name)\""))
+        }
+        #expect(executor.memorisedReply(to: RESPRequest(["LOOKUP", "miss"])) == nil, "a miss is never repeated")
+        #expect(executor.memorisedReply(to: RESPRequest(["LOOKUP", "hit"])) == .bulk("\"hit\""))
+        #expect(calls.value == 2)
+    }
+
     @Test func aSharedErrorIsNotStored() async {
         let memo = ReplyMemo()
         let key = ReplyMemo.Key(copying: RESPRequest(["SEARCH", "x"]))
@@ -132,4 +227,25 @@ final class Counter: @unchecked Sendable {
     private var count = 0
     var value: Int { lock.withLock { count } }
     func increment() { lock.withLock { count += 1 } }
+}
+
+/// A cache's change stamp a test sets, and the leases it gives out.
+final class Stamp: Sendable {
+    private let state: Mutex<(stamp: UInt64?, reads: Int, repeats: Int)>
+
+    init(_ stamp: UInt64?) { state = Mutex((stamp, 0, 0)) }
+
+    func set(_ stamp: UInt64?) { state.withLock { $0.stamp = stamp } }
+    var reads: Int { state.withLock { $0.reads } }
+    var repeats: Int { state.withLock { $0.repeats } }
+
+    /// A lease on a hit read under the stamp as it is now.
+    func lease(lifetime: TimeInterval) -> CacheHitLease {
+        CacheHitLease(stamp: state.withLock { $0.stamp! }, lifetime: lifetime, currentStamp: {
+            self.state.withLock { state in
+                state.reads += 1
+                return state.stamp
+            }
+        }, repeated: { self.state.withLock { $0.repeats += 1 } })
+    }
 }

@@ -164,9 +164,10 @@ private func syntaxError(_ words: String...) -> String? {
         #expect(syntaxError("GETT", "a", "b") == "ERR unknown command 'GETT', with args beginning with: 'a' 'b' (HELP lists the commands)")
     }
 
-    @Test func onlyReadsOfTheIndexAreMemoised() {
-        let memoised = CommandTable.parsingOnly.entries.filter(\.isMemoisable).map(\.name)
-        #expect(memoised == ["SEARCH", "DETAILS", "NEARBY", "REVERSE", "SUGGEST", "SCORE"])
+    @Test func onlyReadsOfTheIndexAreMemoisedForAWhileAndLookupOnlyUnderACacheHitsLease() {
+        let entries = CommandTable.parsingOnly.entries
+        #expect(entries.filter { $0.memoisation == .forTimeToLive }.map(\.name) == ["SEARCH", "DETAILS", "NEARBY", "REVERSE", "SUGGEST", "SCORE"])
+        #expect(entries.filter { $0.memoisation == .whileLeased }.map(\.name) == ["LOOKUP"])
     }
 
     @Test func helpListsEverySyntaxOnce() {

@@ -58,5 +58,5 @@ extension ConnectionStateMachine {
 
 /// The call a request should read into, for comparing with what the table made of it.
 func expectedCall<Request: Equatable & Sendable>(_ name: String, _ request: Request) -> BackendCall {
-    BackendCall(commandName: name, isMemoisable: false, request: request) { nil }
+    BackendCall(commandName: name, memoisation: .never, request: request) { BackendAnswer(data: nil) }
 }
