@@ -281,9 +281,9 @@ public final class PlaceIndexStore: Sendable {
                 """)
         }
         migrator.registerMigration("v8: cities found by grid cell, not by an R*Tree") { db in
-            // Inserting 170,000 GeoNames cities into their R*Tree cost ~2 s of the one SQLite thread, a
-            // B-tree index on the cell ~0.1 s, and a reverse lookup reads the few cells around the point
-            // just as fast. `CityGrid.cell(latitude:longitude:)` computes the same cell in Swift.
+            // Inserting 170,000 GeoNames cities into their R*Tree cost ~1.9 s of the one SQLite thread, a
+            // B-tree index on the cell ~0.1 s; a reverse lookup reads the few cells around the point in
+            // ~30 µs more (bench/city-grid.sh). `CityGrid.cell(latitude:longitude:)` computes the same cell in Swift.
             try db.execute(sql: """
                 DROP TABLE city_rtree;
                 ALTER TABLE city ADD COLUMN cell INTEGER

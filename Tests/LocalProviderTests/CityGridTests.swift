@@ -26,10 +26,12 @@ import Testing
         #expect(CityGrid.cell(latitude: 60.1699, longitude: 24.9384) == 1_501 * 4_000 + 2_049)
         #expect(CityGrid.cell(latitude: -90, longitude: -180) == 0)
         #expect(CityGrid.cell(latitude: 90, longitude: 180) == 1_800 * 4_000 + 3_600)
-        var generator = SystemRandomNumberGenerator()
-        var cities = (1...2_000).map { id in
-            city(Int64(id), Double.random(in: -90...90, using: &generator), Double.random(in: -180...180, using: &generator),
-                 population: 0)
+        // 2,000 positions spread over the globe by steps that share no factor with a tenth of a degree.
+        var cities: [IndexedCity] = []
+        for id in 1...2_000 {
+            let latitude: Double = -90 + Double(id * 7_919 % 180_001) / 1_000
+            let longitude: Double = -180 + Double(id * 104_729 % 360_001) / 1_000
+            cities.append(city(Int64(id), latitude, longitude, population: 0))
         }
         // Positions on and just beside square edges, where rounding would show.
         for latitude in [60.2, 60.1, -33.9, 0, 0.1, -0.1, 89.9] {
