@@ -19,6 +19,9 @@ of neighbours, in a word of three letters or more, anywhere in it) and the other
 place meant (or a second listing of it under the same name); wrong = another place (the one meant is missing from the cheap source, or typed right but one slip
 from a neighbour's name).
 
+Then the same lookups through the pipeline's free id probe (`free_probe`), with a costly source that knows every
+place and answers Text Search by the rule the benchmark's and the tests' fake Google use (see `probe_fit`).
+
     python3 bench/typo_heldout.py [INDEX.sqlite]
 """
 import csv
@@ -120,44 +123,109 @@ def move(p, d, rng):
     return (p[0] + d * math.cos(angle) / 111_320, p[1] + d * math.sin(angle) / (111_320 * math.cos(math.radians(p[0]))))
 
 
-def run(label, places, share, lookups, seed, word_rule=one_slip):
+class Grid:
+    """Places in 100 m cells, for the places within a distance (or a square) of a point."""
+
+    def __init__(self, places):
+        self.places = places
+        self.cells = defaultdict(list)
+        for i, (_, p) in enumerate(places):
+            self.cells[(int(p[0] * 111_320 // 100), int(p[1] * 55_600 // 100))].append(i)
+
+    def within(self, point, radius, square=False):
+        reach = int(radius // 100) + 1
+        cy, cx = int(point[0] * 111_320 // 100), int(point[1] * 55_600 // 100)
+        found = [j for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)
+                 for j in self.cells.get((cy + dy, cx + dx), [])]
+        if square:
+            return [j for j in found if abs(self.places[j][1][0] - point[0]) * 111_320 <= radius
+                    and abs(self.places[j][1][1] - point[1]) * 111_320 * math.cos(math.radians(point[0])) <= radius]
+        return [j for j in found if metres(point, self.places[j][1]) <= radius]
+
+
+def simulate(places, share, lookups, seed):
+    """The lookups, each as (truth, user's point, name typed, whether it slipped, cheap places within 75 m that do
+    not have the name as typed), skipping those where one does (the lookup accepts it as typed)."""
     rng = random.Random(seed)
     knows = [rng.random() < share for _ in places]
-    cells = defaultdict(list)
-    for i, (_, p) in enumerate(places):
-        cells[(int(p[0] * 111_320 // 100), int(p[1] * 55_600 // 100))].append(i)
-
-    def near(point, radius):
-        cy, cx = int(point[0] * 111_320 // 100), int(point[1] * 55_600 // 100)
-        return [j for dy in (-1, 0, 1) for dx in (-1, 0, 1) for j in cells.get((cy + dy, cx + dx), [])
-                if metres(point, places[j][1]) <= radius]
-
-    right = wrong = slips = 0
-    examples = []
+    grid = Grid(places)
     for _ in range(lookups):
         truth = rng.randrange(len(places))
         name, point = places[truth]
         user = move(point, rng.random() * 60, rng)
         query, slipped = typed(name, rng)
-        slips += slipped
-        cheap = [j for j in near(user, 75) if knows[j]]
-        if any(places[j][0] == query for j in cheap):
-            continue
+        cheap = [j for j in grid.within(user, 75) if knows[j]]
+        yield truth, user, query, slipped, None if any(places[j][0] == query for j in cheap) else cheap
+
+
+def run(label, places, share, lookups, seed, word_rule=one_slip):
+    def decide(user, query, cheap):
         fits = [j for j in cheap if names_one_slip(query, places[j][0], word_rule)]
-        if len(fits) != 1:
+        return fits[0] if len(fits) == 1 else None
+    rule = "any_slip" if word_rule is one_slip else "matcher_rule"
+    tally(f"typo_heldout.{label}.cheap_{int(share * 100)}.{rule}", places, simulate(places, share, lookups, seed), decide)
+
+
+def tally(key, places, simulated, decide):
+    """Right and wrong accepts of `decide` (the place it accepts for a lookup, or None) over the lookups."""
+    right = wrong = slips = count = 0
+    examples = []
+    for truth, user, query, slipped, cheap in simulated:
+        count += 1
+        slips += slipped
+        accepted = None if cheap is None else decide(user, query, cheap)
+        if accepted is None:
             continue
+        name = places[truth][0]
         # One place listed twice (a node and a building outline, same name) is the place meant.
-        if fits[0] == truth or places[fits[0]][0] == name:
+        if accepted == truth or places[accepted][0] == name:
             right += 1
         else:
             wrong += 1
             if len(examples) < 5:
-                examples.append(f"typed '{query}' for '{name}', would accept '{places[fits[0]][0]}'")
-    rule = "any_slip" if word_rule is one_slip else "matcher_rule"
-    print(f"typo_heldout.{label}.cheap_{int(share * 100)}.{rule} lookups {lookups} (with a slip {slips}): "
-          f"rule would accept {right} right / {wrong} wrong")
+                examples.append(f"typed '{query}' for '{name}', would accept '{places[accepted][0]}'")
+    print(f"{key} lookups {count} (with a slip {slips}): rule would accept {right} right / {wrong} wrong")
     for example in examples:
-        print(f"typo_heldout.{label}.wrong_example {example}")
+        print(f"{key} wrong_example {example}")
+
+
+def probe_fit(typed_word, listed_word):
+    """The fake Google's rule in `places-bench pipeline` and the tests (FakeGoogleTextSearch): equal 3, one slip
+    in words of four letters or more 2, the start of the listed word 1."""
+    if typed_word == listed_word:
+        return 3
+    if len(typed_word) >= 4 and len(listed_word) >= 4 and one_slip(typed_word, listed_word):
+        return 2
+    return 1 if listed_word.startswith(typed_word) else 0
+
+
+def probe_text(text, places, indices, centre):
+    """Text Search with ids only over `indices`: the places whose names fit `text`, best fit first, then nearest."""
+    asked = [w for w in text.split() if len(w) >= 3]
+    ranked = []
+    for j in indices:
+        listed = [w for w in places[j][0].split() if len(w) >= 3]
+        fit = sum(max((probe_fit(w, l) for l in listed), default=0) for w in asked)
+        if fit > 0:
+            ranked.append((-fit, metres(centre, places[j][1]), j))
+    return [j for _, _, j in sorted(ranked)]
+
+
+def run_probe(label, places, share, lookups, seed):
+    """The pipeline's free id probe on the same lookups, against a costly source that knows every place: when the
+    matcher's own rule does not accept the one cheap candidate within 75 m one slip from the name typed, ask
+    (1) which places within 1 km (either side) the words typed fit and (2) which the candidate's own name fits
+    first; one id for (1) that is also first for (2) accepts the candidate."""
+    grid = Grid(places)
+
+    def decide(user, query, cheap):
+        fits = [j for j in cheap if names_one_slip(query, places[j][0])]
+        if len(fits) != 1 or names_one_slip(query, places[fits[0]][0], narrow_slip):
+            return None
+        square = grid.within(user, 1_000, square=True)
+        ids = probe_text(query, places, square, user)
+        return fits[0] if len(ids) == 1 and probe_text(places[fits[0]][0], places, square, user)[:1] == ids else None
+    tally(f"typo_heldout.{label}.cheap_{int(share * 100)}.free_probe", places, simulate(places, share, lookups, seed), decide)
 
 
 def main():
@@ -169,6 +237,7 @@ def main():
     for share in (0.8, 0.95):
         for rule in (one_slip, narrow_slip):
             run("usuk_names", usuk, share, 10_000, seed=11, word_rule=rule)
+        run_probe("usuk_names", usuk, share, 10_000, seed=11)
     if len(sys.argv) > 1:
         db = sqlite3.connect(sys.argv[1])
         helsinki = [(fold(n), (lat, lon)) for n, lat, lon in
@@ -176,6 +245,7 @@ def main():
         for share in (0.8, 0.95):
             for rule in (one_slip, narrow_slip):
                 run("helsinki_pois", helsinki, share, 10_000, seed=12, word_rule=rule)
+            run_probe("helsinki_pois", helsinki, share, 10_000, seed=12)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,9 @@ public enum GoogleFieldMask {
         .rating: ["rating", "userRatingCount"], .status: ["businessStatus"],
     ]
 
+    /// The one mask that bills Text Search at the IDs-only SKU ($0): what ``GoogleProvider/probe(_:)`` sends.
+    public static let idsOnlySearchMask = "places.id"
+
     /// Always requested, because a `Place` cannot exist without them.
     static let required: Set<PlaceField> = [.id, .name, .coordinate]
 

@@ -23,6 +23,7 @@ extension GoogleProvider {
         case .nearby: return prices.quote("nearby.\(tier.skuSuffix)")
         case .details: return prices.quote("details.\(tier.skuSuffix)")
         case .suggest: return prices.quote("autocomplete")
+        case .probe: return prices.quote("search.ids-only")
         case .reverse: return .free
         }
     }

@@ -16,7 +16,7 @@ import ProviderHTTP
 /// ```
 public struct GoogleProvider: PlaceProvider {
     public let name = "google"
-    public let capabilities: ProviderCapabilities = [.textSearch, .nearby, .details, .suggest]
+    public let capabilities: ProviderCapabilities = [.textSearch, .nearby, .details, .suggest, .idProbe]
     public let cacheTerms: CacheTerms
     public let client: HTTPClient
     public let prices: PriceTable
@@ -59,6 +59,25 @@ public struct GoogleProvider: PlaceProvider {
             includedType: query.category.flatMap(Self.googleType),
             locationBias: query.near.map { Self.circle($0, radius: query.radius ?? 5_000) })
         return try await postSearch(path: "/v1/places:searchText", body: JSONBody.encode(body), fields: query.fields)
+    }
+
+    /// Text Search with the IDs-only field mask (`places.id`), restricted to the query's square: Google bills
+    /// it at $0 and lets ids be kept indefinitely. The lookup pipeline asks it to learn how many places the
+    /// words typed fit before paying for their content.
+    public func probe(_ query: ProbeQuery) async throws -> [String] {
+        let (low, high) = query.corners
+        let body = GoogleWire.SearchTextIDsRequest(
+            textQuery: query.text, pageSize: min(max(query.limit, 1), 20),
+            locationRestriction: GoogleWire.RectangleArea(rectangle: GoogleWire.Viewport(
+                low: GoogleWire.LatLng(latitude: low.latitude, longitude: low.longitude),
+                high: GoogleWire.LatLng(latitude: high.latitude, longitude: high.longitude))))
+        let response = try await client.send(HTTPRequest(
+            method: .post, url: HTTPRequest.url(base: client.baseURL, path: "/v1/places:searchText"),
+            headers: headers(mask: GoogleFieldMask.idsOnlySearchMask), body: JSONBody.encode(body)))
+        if response.status == 404 {
+            throw client.error(.badRequest, "/v1/places:searchText not found (404); check base_url in [providers.google]", status: 404)
+        }
+        return (try client.decode(GoogleWire.IDsOnlySearchResponse.self, from: response).places ?? []).map(\.id)
     }
 
     public func nearby(_ query: NearbyQuery) async throws -> [Place] {

@@ -25,6 +25,31 @@ enum GoogleWire {
         var locationBias: CircleArea?
     }
 
+    /// `GoogleGeoTypeViewport`: south-west (`low`) and north-east (`high`) corners.
+    struct Viewport: Codable, Hashable {
+        var low: LatLng
+        var high: LatLng
+    }
+
+    /// Text Search's `locationRestriction` holds only a rectangle.
+    struct RectangleArea: Codable, Hashable {
+        var rectangle: Viewport
+    }
+
+    /// Text Search asked for ids only (`X-Goog-FieldMask: places.id`): the IDs-only SKU, billed at $0.
+    struct SearchTextIDsRequest: Encodable {
+        var textQuery: String
+        var pageSize: Int
+        var locationRestriction: RectangleArea
+    }
+
+    struct IDsOnlyPlace: Decodable { var id: String }
+
+    struct IDsOnlySearchResponse: Decodable {
+        /// Absent when nothing matched.
+        var places: [IDsOnlyPlace]?
+    }
+
     struct SearchNearbyRequest: Encodable {
         var locationRestriction: CircleArea
         var maxResultCount: Int

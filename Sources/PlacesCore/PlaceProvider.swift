@@ -24,6 +24,11 @@ public protocol PlaceProvider: Sendable {
     func suggest(_ query: SuggestQuery) async throws -> [Suggestion]
     /// Candidates for one specific place, best first; providers without a match endpoint search.
     func match(_ query: MatchQuery) async throws -> [Place]
+    /// The ids of the places whose names fit a text within an area, and nothing else about them: a question
+    /// some providers answer for free (Google Text Search with an IDs-only field mask). The lookup pipeline
+    /// asks it before paying, to learn whether the one cheap candidate is the only place the words fit
+    /// (see ``ProviderCapabilities/idProbe``).
+    func probe(_ query: ProbeQuery) async throws -> [String]
 }
 
 extension PlaceProvider {
@@ -32,6 +37,7 @@ extension PlaceProvider {
     public func details(_ query: DetailsQuery) async throws -> Place? { throw ProviderError.unsupported(name, .details) }
     public func reverse(_ query: ReverseQuery) async throws -> ReverseGeocode? { throw ProviderError.unsupported(name, .reverse) }
     public func suggest(_ query: SuggestQuery) async throws -> [Suggestion] { throw ProviderError.unsupported(name, .suggest) }
+    public func probe(_ query: ProbeQuery) async throws -> [String] { throw ProviderError.unsupported(name, .probe) }
 
     /// Falls back to a text search near the given point.
     public func match(_ query: MatchQuery) async throws -> [Place] {
@@ -42,6 +48,8 @@ extension PlaceProvider {
 
 public enum ProviderOperation: String, Sendable, Codable, CaseIterable {
     case search, nearby, details, reverse, suggest, match
+    /// ``PlaceProvider/probe(_:)``: which place ids fit a text in an area.
+    case probe
 }
 
 public struct ProviderCapabilities: OptionSet, Sendable, Hashable {
@@ -54,6 +62,9 @@ public struct ProviderCapabilities: OptionSet, Sendable, Hashable {
     public static let reverse = ProviderCapabilities(rawValue: 1 << 3)
     public static let suggest = ProviderCapabilities(rawValue: 1 << 4)
     public static let match = ProviderCapabilities(rawValue: 1 << 5)
+    /// Answers ``PlaceProvider/probe(_:)``: place ids only, for a text within an area. The pipeline uses it
+    /// only while the provider quotes it at $0 (``ProviderOperation/probe``).
+    public static let idProbe = ProviderCapabilities(rawValue: 1 << 6)
 
     public func supports(_ operation: ProviderOperation) -> Bool {
         switch operation {
@@ -63,12 +74,13 @@ public struct ProviderCapabilities: OptionSet, Sendable, Hashable {
         case .reverse: contains(.reverse)
         case .suggest: contains(.suggest)
         case .match: contains(.match) || contains(.textSearch)
+        case .probe: contains(.idProbe)
         }
     }
 
     public var names: [String] {
         [(Self.textSearch, "search"), (.nearby, "nearby"), (.details, "details"), (.reverse, "reverse"),
-         (.suggest, "suggest"), (.match, "match")].filter { contains($0.0) }.map(\.1)
+         (.suggest, "suggest"), (.match, "match"), (.idProbe, "probe")].filter { contains($0.0) }.map(\.1)
     }
 }
 

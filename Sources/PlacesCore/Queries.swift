@@ -187,6 +187,36 @@ public struct MatchQuery: PlaceQuery {
     }
 }
 
+/// "Which of your places does this text fit, within this area?", answered with place ids only
+/// (``PlaceProvider/probe(_:)``). The area is a square of `halfSide` metres either side of `center`: Google's
+/// Text Search restricts to a rectangle, never a circle.
+public struct ProbeQuery: PlaceQuery {
+    public var text: String
+    public var center: Coordinate
+    public var halfSide: Double
+    /// The most ids wanted: the pipeline only needs to tell one from more than one.
+    public var limit: Int
+
+    public init(text: String, center: Coordinate, halfSide: Double, limit: Int = 2) {
+        self.text = text
+        self.center = center
+        self.halfSide = halfSide
+        self.limit = limit
+    }
+
+    /// The square's south-west and north-east corners.
+    public var corners: (low: Coordinate, high: Coordinate) {
+        let dLat = halfSide / GeoMath.earthRadiusMeters * 180 / .pi
+        let dLon = dLat / max(0.01, cos(center.latitude * .pi / 180))
+        return (Coordinate(latitude: max(-90, center.latitude - dLat), longitude: max(-180, center.longitude - dLon)),
+                Coordinate(latitude: min(90, center.latitude + dLat), longitude: min(180, center.longitude + dLon)))
+    }
+
+    public func canonicalForm(grid: CoordinateGrid) -> String {
+        "probe|q=\(canonicalText(text))|at=\(grid.key(center))|half=\(canonicalNumber(halfSide))|n=\(limit)"
+    }
+}
+
 extension PlaceField {
     /// What a lookup returns when the caller names no fields: enough to recognise and reach the place.
     public static let defaultSet: Set<PlaceField> = [.id, .name, .coordinate, .address, .categories]

@@ -91,6 +91,8 @@ public struct ExplainedCandidate: Sendable, Hashable, Codable {
 public struct LookupStep: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, Codable {
         case cache, skipped, budgetDenied = "budget_denied", called, failed, accepted, merged, stopped
+        /// A free id probe before a paid call (``LookupPipeline``): how many places the words fit.
+        case probed
     }
 
     public var kind: Kind
@@ -151,6 +153,9 @@ public struct LookupOutcome: Sendable, Hashable {
     /// When the question is ambiguous: every place that fits it equally well, best first (``place`` is the
     /// first), for the "did you mean" line. Empty otherwise.
     public var ambiguousCandidates: [Place] = []
+    /// Free id probes this lookup made, per provider (``LookupPipeline``'s probe before paying); not in ``calls``,
+    /// which counts the calls that return places.
+    public var probes: [String: Int] = [:]
 
     public var isAccepted: Bool { match?.verdict == .match && place != nil }
 

@@ -17,11 +17,30 @@ public struct LookupPolicy: Sendable {
     /// `[pipeline] pay_when_ambiguous`: every lookup pays for an ambiguous question as if it asked to
     /// (``LookupRequest/payWhenAmbiguous``).
     public var payWhenAmbiguous: Bool
+    /// Before paying for a question whose one cheap candidate is in doubt only because of the words typed, ask
+    /// the paid provider's free id probe whether those words fit one place only, and it (``IDProbe``).
+    public var freeProbes: Bool
+    /// Metres either side of the point that the probe's square reaches when every word typed is a word of the
+    /// candidate's name ("Mito" for "Mito Bistro") and the candidate is inside it: the matcher's farthest match for a name alone
+    /// (``PlacesMatching/MatchThresholds/maxDistance``, 150 m). A place farther off is accepted from the paid
+    /// answer only as an exact name no other candidate shares, and the cheap candidate, which the paid source
+    /// knows too, shares the words; so any place the paid answer could make the answer lies inside. A wider
+    /// square would only add places the words do not mean (one-letter neighbours of a short name).
+    public var probeHalfSide: Double
+    /// The same for other words (a slip, a word cut short) or a candidate farther off: as far as the matcher accepts an exact name no
+    /// other candidate shares (``PlacesMatching/MatchThresholds/uniqueNameDistance``, 1 km), since a place
+    /// named exactly as typed 400 m away would be the paid answer, and the cheap candidate does not share
+    /// its name.
+    public var probeHalfSideForOtherWords: Double
 
     public init(grid: CoordinateGrid = CoordinateGrid(meters: 100), answerTTL: TimeInterval = 7 * 86_400,
                 negativeTTL: TimeInterval = 6 * 3_600, offlineProviders: Set<String> = ["local"],
-                merger: PlaceMerger = PlaceMerger(), payWhenAmbiguous: Bool = false) {
+                merger: PlaceMerger = PlaceMerger(), payWhenAmbiguous: Bool = false, freeProbes: Bool = true,
+                probeHalfSide: Double = 150, probeHalfSideForOtherWords: Double = 1_000) {
         self.payWhenAmbiguous = payWhenAmbiguous
+        self.freeProbes = freeProbes
+        self.probeHalfSide = probeHalfSide
+        self.probeHalfSideForOtherWords = probeHalfSideForOtherWords
         self.grid = grid
         self.answerTTL = answerTTL
         self.negativeTTL = negativeTTL
@@ -38,7 +57,8 @@ public struct LookupPolicy: Sendable {
 /// field ends the lookup. Every paid call goes through a ``MeteredProvider`` (the provider factory wraps
 /// network providers in one), which reserves in the ``BudgetLedger`` first and refunds a failure that is
 /// not billed; a call the budget denies ends that provider's turn. Concurrent identical lookups in one
-/// process share one run.
+/// process share one run. Before a paid call, a cheap candidate in doubt only because of the words typed is
+/// put to the paid provider's free id probe when it has one (``IDProbe``).
 ///
 /// ```swift
 /// let pipeline = LookupPipeline(providers: [local, yelp, google], scorer: MatcherScorer(matcher: matcher),
@@ -134,6 +154,7 @@ public final class LookupPipeline: Sendable {
         shared.coalesced = true
         shared.cost = .zero
         shared.calls = [:]
+        shared.probes = [:]
         return shared
     }
 
@@ -180,6 +201,10 @@ public final class LookupPipeline: Sendable {
         var stopReason = StopReason.chainExhausted
         var merged: Place?
         var ambiguity: (places: [Place], score: CandidateScore, provider: String)?
+        // The one cheap candidate a free probe may settle (``IDProbe/candidate``), found once.
+        var probeCandidate: IDProbe.Candidate?
+        var probeTried = false
+        var probes: [String: Int] = [:]
 
         if request.offline {
             steps.append(LookupStep(.skipped, "offline: only the cache and \(policy.offlineProviders.sorted().joined(separator: ", "))"))
@@ -191,6 +216,22 @@ public final class LookupPipeline: Sendable {
                                         "ambiguous: \(names) fit the question equally; a paid answer would be a guess (pay_when_ambiguous is off)"))
                 stopReason = .ambiguous
                 break
+            }
+            if quote.cost > .zero, !probeTried, matched.isEmpty, let candidate = probeCandidate, IDProbe.offered(by: provider) {
+                probeTried = true
+                let settled = try await IDProbe.run(query, candidate: candidate, on: provider,
+                                                    halfSide: IDProbe.halfSide(query, candidate.place, policy: policy),
+                                                    grid: policy.grid, steps: &steps, probes: &probes)
+                if settled {
+                    matched.append(candidate.place)
+                    firstMatchedBy = candidate.provider
+                    bestMatchScore = candidate.settledScore
+                    merged = policy.merger.merge(matched, fetchedAt: clock())
+                    steps.append(LookupStep(.accepted, provider: candidate.provider,
+                                            "the probe shows \(candidate.place.name) is the only place the words fit; \(provider.name) not paid"))
+                    stopReason = .accepted
+                    break
+                }
             }
             // Per-lookup cap first: it needs no database.
             if quote.cost > .zero, let maxCost = request.maxCost, spent + quote.cost > maxCost {
@@ -264,6 +305,10 @@ public final class LookupPipeline: Sendable {
                 if ambiguity == nil, fitting.count >= 2 {
                     ambiguity = (fitting.map(\.place), fitting[0].score, provider.name)
                 }
+                if policy.freeProbes, probeCandidate == nil, ambiguity == nil {
+                    probeCandidate = IDProbe.candidate(query, scored: scored, provider: provider.name, scorer: scorer,
+                                                       required: request.requiredFields, merger: policy.merger, clock: clock)
+                }
             }
         }
 
@@ -272,6 +317,7 @@ public final class LookupPipeline: Sendable {
             place: merged, match: merged == nil ? nil : bestMatchScore, cost: spent, cache: .miss,
             budgetExhausted: budgetExhausted, budgetNote: budgetExhausted ? budgetNote : nil, stopReason: stopReason,
             calls: calls, failures: failures, answeredBy: firstMatchedBy, coalesced: false, steps: steps)
+        outcome.probes = probes
         if merged == nil, let ambiguity {
             outcome.place = ambiguity.places[0]
             outcome.match = ambiguity.score

@@ -15,6 +15,9 @@ public struct CachingProvider: ProviderDecorator {
     public let grid: CoordinateGrid
     /// How long an answer is kept: the shorter of the provider's terms and the configured longest.
     public let timeToLive: TimeInterval
+    /// How long ids alone are kept (a probe's answer): the provider's terms for ids (Google: indefinitely),
+    /// never longer than the configured longest.
+    public let idTimeToLive: TimeInterval
     private let clock: @Sendable () -> Date
 
     public init(_ provider: any PlaceProvider, cache: any LookupCacheStore, grid: CoordinateGrid, longest: TimeInterval,
@@ -23,6 +26,7 @@ public struct CachingProvider: ProviderDecorator {
         self.cache = cache
         self.grid = grid
         timeToLive = min(longest, provider.cacheTerms.wholeAnswer ?? .infinity)
+        idTimeToLive = min(longest, provider.cacheTerms.ids ?? .infinity)
         self.clock = clock
     }
 
@@ -55,14 +59,20 @@ public struct CachingProvider: ProviderDecorator {
         try await wrapped.match(query)
     }
 
+    /// Ids only, so kept as long as the terms allow ids to be kept.
+    public func probe(_ query: ProbeQuery) async throws -> [String] {
+        try await cached(query, keptFor: idTimeToLive) { try await wrapped.probe(query) }
+    }
+
     /// A fresh stored answer, or the provider's, stored for ``timeToLive`` when the terms allow keeping it.
     /// An empty answer is stored too: "nothing there" costs the same to ask again.
     /// Another process sharing the cache may be filling the same key: the miss waits for it (``LookupCacheStore/withFillLock(key:timeout:_:)``)
     /// and reads again before calling, so the same question is paid for once across instances.
-    private func cached<Value: Codable & Sendable>(_ query: some PlaceQuery,
+    private func cached<Value: Codable & Sendable>(_ query: some PlaceQuery, keptFor: TimeInterval? = nil,
                                                    _ load: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let timeToLive = keptFor ?? self.timeToLive
         guard timeToLive > 0 else { return try await load() }
-        let (key, cache, clock, name, timeToLive) = (cacheKey(query), cache, clock, name, timeToLive)
+        let (key, cache, clock, name) = (cacheKey(query), cache, clock, name)
         @Sendable func fresh() async throws -> Value? {
             guard let entry = try await cache.entry(for: key), entry.isFresh(at: clock()) else { return nil }
             return try? JSONDecoder().decode(Value.self, from: entry.payload)

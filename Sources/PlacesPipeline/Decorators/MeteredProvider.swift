@@ -159,4 +159,10 @@ public struct MeteredProvider: ProviderDecorator {
     public func match(_ query: MatchQuery) async throws -> [Place] {
         try await call(.match, fields: query.fields) { try await $0.match(query) }
     }
+
+    /// Metered like any call, at the provider's quote for a probe (Google's IDs-only search: $0), so a free
+    /// probe still shows in the ledger's call counts and a priced one is still held to the budget.
+    public func probe(_ query: ProbeQuery) async throws -> [String] {
+        try await call(.probe, fields: [.id]) { try await $0.probe(query) }
+    }
 }

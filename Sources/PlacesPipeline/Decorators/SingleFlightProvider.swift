@@ -11,6 +11,7 @@ public final class SingleFlightProvider: ProviderDecorator {
     private let place = SingleFlight<Place?>()
     private let reverses = SingleFlight<ReverseGeocode?>()
     private let suggestions = SingleFlight<[Suggestion]>()
+    private let probes = SingleFlight<[String]>()
 
     public init(_ provider: any PlaceProvider) {
         wrapped = provider
@@ -43,7 +44,12 @@ public final class SingleFlightProvider: ProviderDecorator {
 
     /// Callers now waiting on another caller's identical call, whatever the operation (for tests).
     func waitingCallers() async -> Int {
-        await places.followers + place.followers + reverses.followers + suggestions.followers
+        await places.followers + place.followers + reverses.followers + suggestions.followers + probes.followers
+    }
+
+    public func probe(_ query: ProbeQuery) async throws -> [String] {
+        let wrapped = wrapped
+        return try await probes.run(query.canonicalForm) { try await wrapped.probe(query) }.0
     }
 
     public func match(_ query: MatchQuery) async throws -> [Place] {

@@ -1,0 +1,112 @@
+import BudgetLedger
+import Foundation
+import PlacesCore
+
+/// Settling a doubtful cheap answer for free before paying for it.
+///
+/// A bare name ("Vama" beside the one "Vama Bakery" the cheap source lists) or a name one letter off stays
+/// `review`: the place meant may be a namesake the cheap source lacks, and nothing in the question tells. The
+/// costly provider knows (its coverage includes the cheap source's), and Google answers one question about it
+/// for free: Text Search with the IDs-only field mask (`places.id`, billed $0, ids cacheable indefinitely).
+/// Two such probes, restricted to a square around the user:
+///
+/// 1. the words typed: exactly one id means the costly source knows one place those words fit here;
+/// 2. the cheap candidate's own name: its first (most relevant) id is that candidate as the costly source
+///    lists it.
+///
+/// When the one id of (1) is the first of (2), the only place the words fit is the cheap candidate, and it is
+/// accepted without the paid call. Anything else (no id, two or more, another first id, a failed probe) pays as
+/// before. Probe (2) is what makes this sound: the count alone would accept the cheap candidate when the one
+/// place the costly source finds for the words is another (the namesake meant, whose name fits the words
+/// where the candidate's does not by the costly source's own rules).
+///
+/// Only a candidate in doubt because of its name is probed: scored again as if its own name had been typed,
+/// it must be a `match`, so distance, phone, address and kind of place already agree.
+enum IDProbe {
+    /// The cheap candidate a probe may settle, and the score it earns when settled.
+    struct Candidate: Sendable {
+        var place: Place
+        var provider: String
+        /// The candidate's score with its own name typed: what the question scores once the probe shows the
+        /// words typed name it and nothing else.
+        var settledScore: CandidateScore
+    }
+
+    /// The provider answers a probe, and for nothing.
+    static func offered(by provider: any PlaceProvider) -> Bool {
+        provider.capabilities.supports(.probe) && provider.price(of: .probe, fields: [.id]).cost == .zero
+    }
+
+    /// The probe's reach either side of the point: ``LookupPolicy/probeHalfSide`` when every word typed is a
+    /// word of the candidate's name, folded ("mito" of "Mito Bistro"), and the candidate lies within it (a
+    /// namesake farther off then shares the words with the candidate, so the paid answer could not make it the
+    /// answer); ``LookupPolicy/probeHalfSideForOtherWords`` otherwise.
+    static func halfSide(_ query: MatchQuery, _ candidate: Place, policy: LookupPolicy) -> Double {
+        let words = Set(TextFolding.fold(candidate.name).split { !$0.isLetter && !$0.isNumber })
+        let asked = TextFolding.fold(query.name).split { !$0.isLetter && !$0.isNumber }
+        let inside = query.near.map { GeoMath.distance($0, candidate.coordinate) <= policy.probeHalfSide } ?? false
+        return inside && !asked.isEmpty && asked.allSatisfy(words.contains) ? policy.probeHalfSide : policy.probeHalfSideForOtherWords
+    }
+
+    /// The one candidate of an answer that a probe may settle: the best, `review`, not ambiguous, a `match` when
+    /// scored with its own name as the question's, and carrying every required field; `nil` otherwise.
+    static func candidate(_ query: MatchQuery, scored: [(place: Place, score: CandidateScore)], provider: String,
+                          scorer: any CandidateScorer, required: Set<PlaceField>, merger: PlaceMerger,
+                          clock: () -> Date) -> Candidate? {
+        guard query.near != nil, let best = scored.first, best.score.verdict == .review, !best.score.ambiguous,
+              TextFolding.fold(best.place.name) != TextFolding.fold(query.name) else { return nil }
+        var asNamed = query
+        asNamed.name = best.place.name
+        let places = scored.map(\.place)
+        guard let index = places.firstIndex(where: { $0.id == best.place.id }) else { return nil }
+        let rescored = scorer.score(asNamed, candidates: places)[index]
+        guard rescored.verdict == .match,
+              let merged = merger.merge([best.place], fetchedAt: clock()),
+              required.allSatisfy(merged.has) else { return nil }
+        var settled = rescored
+        settled.reasons.append("+ name: the words typed fit no other place (free id probe)")
+        return Candidate(place: best.place, provider: provider, settledScore: settled)
+    }
+
+    /// Asks `provider` the two probes through its decorators (metered at $0, cached), notes each in `steps`, and
+    /// says whether the candidate is settled. A failed probe settles nothing and is no failure of the lookup:
+    /// the paid call that follows is asked as before.
+    static func run(_ query: MatchQuery, candidate: Candidate, on provider: any PlaceProvider, halfSide: Double,
+                    grid: CoordinateGrid, steps: inout [LookupStep], probes: inout [String: Int]) async throws -> Bool {
+        guard let near = query.near else { return false }
+        let center = grid.snap(near)
+        let area = "within \(Int(halfSide)) m"
+        func ask(_ text: String, limit: Int) async throws -> [String]? {
+            do {
+                probes[provider.name, default: 0] += 1
+                return try await provider.probe(ProbeQuery(text: text, center: center, halfSide: halfSide, limit: limit))
+            } catch let unavailable as StorageUnavailable {
+                throw unavailable
+            } catch {
+                let message = (error as? ProviderError)?.message ?? (error as? MeteredCallFailure).map { "\($0.underlying)" }
+                    ?? "\(error)"
+                steps.append(LookupStep(.probed, provider: provider.name,
+                                        "free probe for \"\(text)\" failed (\(message)); paying as without it", cost: .zero))
+                return nil
+            }
+        }
+        guard let typed = try await ask(query.name, limit: 2) else { return false }
+        guard typed.count == 1 else {
+            let count = typed.isEmpty ? "no place" : "more than one place"
+            steps.append(LookupStep(.probed, provider: provider.name,
+                                    "free id probe: \(count) fits \"\(query.name)\" \(area); paying", cost: .zero))
+            return false
+        }
+        guard let named = try await ask(candidate.place.name, limit: 1) else { return false }
+        guard named.first == typed[0] else {
+            steps.append(LookupStep(.probed, provider: provider.name,
+                                    "free id probe: one place fits \"\(query.name)\" \(area), but not the one listed as "
+                                        + "\"\(candidate.place.name)\"; paying", cost: .zero))
+            return false
+        }
+        steps.append(LookupStep(.probed, provider: provider.name,
+                                "free id probe: one place fits \"\(query.name)\" \(area), the one listed as \"\(candidate.place.name)\"",
+                                cost: .zero))
+        return true
+    }
+}

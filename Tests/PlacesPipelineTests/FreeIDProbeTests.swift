@@ -1,0 +1,214 @@
+import BudgetLedger
+import FakeUpstream
+import Foundation
+import GoogleProvider
+import LookupCache
+import PlacesCore
+import PlacesMatching
+@testable import PlacesPipeline
+import ProviderHTTP
+import ScratchDirectory
+import Testing
+
+/// "Mito" typed 15 m from "Mito Bistro", the one place the local index lists there: `review` on its own, since
+/// the place meant may be a restaurant called "Mito" the index lacks. Before paying Google, the pipeline asks
+/// Google's free Text Search with the IDs-only mask how many places the words fit around the user, and which
+/// place Google lists under the candidate's name. The Google fake answers by its own rule
+/// (``FakeGoogleTextSearch``), not the matcher's.
+@Suite("Free id probe before paying")
+struct FreeIDProbeTests {
+    static let user = Coordinate(latitude: 60.17210, longitude: 24.94500)
+    static let localBistro = Place(id: PlaceID(provider: "osm", nativeID: "node/301"), name: "Mito Bistro",
+                                   coordinate: Coordinate(latitude: 60.17223, longitude: 24.94505), category: "restaurant")
+    static let googleBistro = FakeGoogleTextSearch.Place(id: "ChIJmitobistro", name: "Mito Bistro",
+                                                         latitude: 60.17222, longitude: 24.94506)
+    /// The namesake the local index lacks, 40 m away.
+    static let googleMito = FakeGoogleTextSearch.Place(id: "ChIJmito", name: "Mito", latitude: 60.17245, longitude: 24.94480)
+    /// A place no word typed fits.
+    static let googleUnrelated = FakeGoogleTextSearch.Place(id: "ChIJsavy", name: "Kahvila Sävy",
+                                                            latitude: 60.17300, longitude: 24.94600, types: ["cafe"])
+    static let fields: Set<PlaceField> = [.id, .name, .coordinate]
+
+    struct Rig {
+        let google: FakeUpstream
+        let local: CountingProvider
+        let pipeline: LookupPipeline
+        let ledger: any BudgetLedger
+
+        func lookup(_ name: String) async throws -> LookupOutcome {
+            try await pipeline.lookup(LookupRequest(query: MatchQuery(name: name, near: FreeIDProbeTests.user, fields: FreeIDProbeTests.fields)))
+        }
+    }
+
+    static func rig(_ world: FakeGoogleTextSearch, freeProbes: Bool = true) async throws -> Rig {
+        let validator = try GoogleDiscoveryValidator()
+        let google = try await FakeUpstream.start(handler: world.handler(validator: validator))
+        let directory = try ScratchDirectory.lastingTheProcess("places-probe").url
+        let ledger = try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"))
+        let client = HTTPClient(configuration: HTTPClientConfiguration(
+            provider: "google", baseURL: google.baseURL, timeout: 5, userAgent: UserAgent.make(product: "places/0.0.0-test"),
+            retry: RetryPolicy(maxAttempts: 1), secrets: [FakeRoutes.testKey]), errorReader: GoogleProvider.errorReader)
+        let local = CountingProvider(name: "local", places: [localBistro])
+        let pipeline = LookupPipeline(providers: [local, GoogleProvider(client: client)], scorer: MatcherScorer(matcher: PlaceMatcher()),
+                                      cache: try SQLiteLookupCacheStore(path: directory.appendingPathComponent("cache.sqlite")),
+                                      ledger: ledger, policy: LookupPolicy(freeProbes: freeProbes))
+        return Rig(google: google, local: local, pipeline: pipeline, ledger: ledger)
+    }
+
+    static func textQueries(_ fake: FakeUpstream) -> [String] {
+        fake.requests.compactMap { $0.jsonBody?["textQuery"] as? String }
+    }
+
+    @Test("one id for the words, the same one first for the candidate's name: the local answer is accepted, $0 spent")
+    func oneIDAcceptsTheCheapCandidate() async throws {
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, Self.googleUnrelated]))
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.isAccepted && outcome.place?.id == Self.localBistro.id)
+        #expect(outcome.cost == .zero && outcome.calls["google"] == nil && outcome.probes["google"] == 2)
+        #expect(Self.textQueries(rig.google) == ["Mito", "Mito Bistro"])
+        // Both requests are IDs-only Text Searches restricted to a rectangle around the user, and valid by the
+        // discovery document (the fake's validator answers 400 otherwise).
+        for request in rig.google.requests {
+            #expect(request.header("X-Goog-FieldMask") == "places.id")
+            #expect((request.jsonBody?["locationRestriction"] as? [String: Any])?["rectangle"] != nil)
+            #expect(request.jsonBody?["locationBias"] == nil)
+        }
+        // The key travels in Google's header and nowhere else: not in a URL, a body, --explain or the outcome.
+        for request in rig.google.requests {
+            #expect(request.header("X-Goog-Api-Key") == FakeRoutes.testKey)
+            #expect(!request.uri.contains(FakeRoutes.testKey))
+            #expect(!String(decoding: request.body, as: UTF8.self).contains(FakeRoutes.testKey))
+        }
+        #expect(!outcome.steps.map(\.description).joined().contains(FakeRoutes.testKey))
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("one place fits \"Mito\"") })
+        let report = try await rig.ledger.report()
+        #expect(report.providers.first { $0.provider == "google" }?.today.spent ?? .zero == .zero)
+        // The accepted answer is cached: the repeat reaches neither source.
+        let again = try await rig.lookup("Mito")
+        #expect(again.cache == .hit && again.isAccepted && rig.google.requests.count == 2)
+    }
+
+    @Test("two ids for the words (the namesake the local index lacks): Google is paid and finds it")
+    func twoIDsPay() async throws {
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, Self.googleMito]))
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.isAccepted && outcome.place?.id == PlaceID(provider: "google", nativeID: "ChIJmito"))
+        #expect(outcome.cost > .zero && outcome.calls["google"] == 1 && outcome.probes["google"] == 1)
+        #expect(Self.textQueries(rig.google) == ["Mito", "Mito"])
+        #expect(rig.google.requests.last?.header("X-Goog-FieldMask") != "places.id")
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place") })
+    }
+
+    @Test("an unrelated result beside the one fitting place is a second id: Google is paid")
+    func noiseCountsAsAnotherPlace() async throws {
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, Self.googleUnrelated], noise: 1))
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero)
+        #expect(outcome.place?.name == "Mito Bistro")
+    }
+
+    @Test("the one place Google finds for the words is not the one it lists under the candidate's name: Google is paid")
+    func anotherPlaceFirstPays() async throws {
+        // Google lists the local bistro under another name, so the words fit only the namesake.
+        var renamed = Self.googleBistro
+        renamed.name = "Bistro Kalomi"
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [renamed, Self.googleMito]))
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.calls["google"] == 1 && outcome.probes["google"] == 2)
+        #expect(outcome.isAccepted && outcome.place?.id == PlaceID(provider: "google", nativeID: "ChIJmito"))
+    }
+
+    @Test("with free probes off, the doubtful answer pays as before and no probe is sent")
+    func probesOff() async throws {
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro]), freeProbes: false)
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.calls["google"] == 1 && outcome.probes.isEmpty)
+        #expect(rig.google.requests.allSatisfy { $0.header("X-Goog-FieldMask") != "places.id" })
+    }
+}
+
+/// Which cheap candidates a probe may settle (``IDProbe/candidate``), with the production matcher.
+@Suite("Free id probe: which candidates")
+struct IDProbeCandidateTests {
+    static let scorer = MatcherScorer(matcher: PlaceMatcher())
+    static let user = FreeIDProbeTests.user
+
+    static func candidate(_ typed: String, _ places: [Place], near: Coordinate? = user,
+                          required: Set<PlaceField> = [.id, .name, .coordinate]) -> IDProbe.Candidate? {
+        let query = MatchQuery(name: typed, near: near)
+        let scored = zip(places, scorer.score(query, candidates: places)).map { (place: $0, score: $1) }
+            .sorted { $0.score.score > $1.score.score }
+        return IDProbe.candidate(query, scored: scored, provider: "local", scorer: scorer, required: required,
+                                 merger: PlaceMerger(), clock: { Date(timeIntervalSince1970: 1_790_000_000) })
+    }
+
+    static func place(_ name: String, metres north: Double, category: String = "restaurant") -> Place {
+        Place(id: PlaceID(provider: "osm", nativeID: name), name: name,
+              coordinate: Coordinate(latitude: user.latitude + north / 111_320, longitude: user.longitude), category: category)
+    }
+
+    @Test("a bare name beside the one venue carrying it is probed, and settles as a match")
+    func bareName() {
+        let probed = Self.candidate("Mito", [Self.place("Mito Bistro", metres: 15)])
+        #expect(probed?.place.name == "Mito Bistro" && probed?.settledScore.verdict == .match)
+    }
+
+    @Test("a name typed as listed is already a match: nothing to probe")
+    func exactName() {
+        #expect(Self.candidate("Mito Bistro", [Self.place("Mito Bistro", metres: 15)]) == nil)
+    }
+
+    @Test("a candidate too far to be a match by its own name is not probed")
+    func tooFar() {
+        #expect(Self.candidate("Mito", [Self.place("Mito Bistro", metres: 1_500)]) == nil)
+    }
+
+    @Test("the square is 150 m for the candidate's own words nearby, 1 km for a slip or a candidate farther off")
+    func reach() throws {
+        let policy = LookupPolicy()
+        let near = Self.place("Mito Bistro", metres: 15), far = Self.place("Mito Bistro", metres: 400)
+        let query = MatchQuery(name: "Mito", near: Self.user)
+        #expect(IDProbe.halfSide(query, near, policy: policy) == 150)
+        #expect(IDProbe.halfSide(query, far, policy: policy) == 1_000)
+        #expect(IDProbe.halfSide(MatchQuery(name: "Mtio", near: Self.user), near, policy: policy) == 1_000)
+        // Probed at 400 m all the same: by its own name it is an exact name no other candidate shares within 1 km.
+        #expect(try #require(Self.candidate("Mito", [far])).settledScore.verdict == .match)
+    }
+
+    @Test("an ambiguous question is not probed: the cheap source already shows two places")
+    func ambiguous() {
+        #expect(Self.candidate("Mito", [Self.place("Mito Bistro", metres: 15), Self.place("Mito Grill", metres: 20)]) == nil)
+    }
+
+    @Test("no point, no area to probe")
+    func withoutAPoint() {
+        #expect(Self.candidate("Mito", [Self.place("Mito Bistro", metres: 15)], near: nil) == nil)
+    }
+
+    @Test("a candidate lacking a required field is not probed: the paid call is needed anyway")
+    func missingField() {
+        #expect(Self.candidate("Mito", [Self.place("Mito Bistro", metres: 15)], required: [.id, .name, .coordinate, .phone]) == nil)
+    }
+
+    @Test("the probe asks for ids only, at $0, in a square around the point")
+    func probeShape() {
+        let query = ProbeQuery(text: "Mito", center: Self.user, halfSide: 1_000)
+        let (low, high) = query.corners
+        #expect(abs(GeoMath.distance(Self.user, Coordinate(latitude: high.latitude, longitude: Self.user.longitude)) - 1_000) < 5)
+        #expect(abs(GeoMath.distance(Self.user, Coordinate(latitude: Self.user.latitude, longitude: low.longitude)) - 1_000) < 5)
+        #expect(GoogleFieldMask.idsOnlySearchMask == "places.id")
+        let client = HTTPClient(configuration: HTTPClientConfiguration(
+            provider: "google", baseURL: URL(string: "http://127.0.0.1:9")!, timeout: 1,
+            userAgent: UserAgent.make(product: "places/0.0.0-test"), retry: RetryPolicy(maxAttempts: 1), secrets: []),
+                                errorReader: GoogleProvider.errorReader)
+        let google = GoogleProvider(client: client)
+        #expect(IDProbe.offered(by: google) && google.price(of: .probe, fields: [.id]).cost == .zero)
+        let priced = GoogleProvider(client: client, prices: PriceTable(provider: "google", dollarsPerThousand: ["search.ids-only": 1]))
+        #expect(!IDProbe.offered(by: priced))
+    }
+}
