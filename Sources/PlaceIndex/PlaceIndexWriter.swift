@@ -17,7 +17,6 @@ public final class PlaceIndexWriter {
             "DELETE FROM name_prefix WHERE place IN (SELECT rowid FROM place WHERE source = ?)",
             "DELETE FROM place_rtree WHERE id IN (SELECT rowid FROM place WHERE source = ?)",
             "DELETE FROM place WHERE source = ?",
-            "DELETE FROM city_rtree WHERE id IN (SELECT geonameid FROM city WHERE source = ?)",
             "DELETE FROM city WHERE source = ?",
             "DELETE FROM source WHERE name = ?",
         ] {
@@ -25,7 +24,7 @@ public final class PlaceIndexWriter {
         }
     }
 
-    /// Ends an import of `source`: builds the R*Tree and full-text entries of every row it inserted,
+    /// Ends an import of `source`: builds the R*Tree and full-text entries of every place it inserted,
     /// and records the import (what the file was, what it added, the area it covers). Bulk
     /// `INSERT … SELECT` here costs half of what maintaining both indexes row by row did. Call it last,
     /// inside the same ``PlaceIndexStore/write(_:)``.
@@ -34,11 +33,6 @@ public final class PlaceIndexWriter {
         try db.execute(sql: """
             INSERT INTO place_rtree (id, min_lat, max_lat, min_lon, max_lon)
             SELECT rowid, lat, lat, lon, lon FROM place WHERE source = ?
-            """, arguments: [source])
-        // OR REPLACE: a city another source had is now this source's row, at its new position.
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO city_rtree (id, min_lat, max_lat, min_lon, max_lon)
-            SELECT geonameid, lat, lat, lon, lon FROM city WHERE source = ?
             """, arguments: [source])
         try db.execute(sql: """
             INSERT INTO place_fts (rowid, search_name, search_alt, brand, keywords, search_address)

@@ -52,7 +52,7 @@ import Testing
         #expect(try index.counts().cities == 12)
     }
 
-    @Test func anIndexFromBeforeTheCityRTreeGainsItWhenOpened() throws {
+    @Test func anIndexFromBeforeTheCityRTreeAndGridFindsItsCitiesWhenOpened() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("places-v2-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -47,7 +47,7 @@ import Testing
                 DELETE FROM place_fts WHERE rowid IN (SELECT rowid FROM place WHERE source = ?);
                 DELETE FROM place_rtree WHERE id IN (SELECT rowid FROM place WHERE source = ?);
                 DELETE FROM place WHERE source = ?;
-                DELETE FROM city_rtree; DELETE FROM city; DELETE FROM source WHERE name = ?;
+                DELETE FROM city; DELETE FROM source WHERE name = ?;
                 """, arguments: [Self.embeddedCities, Self.embeddedCities, Self.embeddedCities, Self.embeddedCities])
         }
         try database.close()
