@@ -71,12 +71,8 @@ public struct GoogleProvider: PlaceProvider {
             locationRestriction: GoogleWire.RectangleArea(rectangle: GoogleWire.Viewport(
                 low: GoogleWire.LatLng(latitude: low.latitude, longitude: low.longitude),
                 high: GoogleWire.LatLng(latitude: high.latitude, longitude: high.longitude))))
-        let response = try await client.send(HTTPRequest(
-            method: .post, url: HTTPRequest.url(base: client.baseURL, path: "/v1/places:searchText"),
-            headers: headers(mask: GoogleFieldMask.idsOnlySearchMask), body: JSONBody.encode(body)))
-        if response.status == 404 {
-            throw client.error(.badRequest, "/v1/places:searchText not found (404); check base_url in [providers.google]", status: 404)
-        }
+        let response = try await post(path: "/v1/places:searchText", body: JSONBody.encode(body),
+                                      mask: GoogleFieldMask.idsOnlySearchMask)
         return (try client.decode(GoogleWire.IDsOnlySearchResponse.self, from: response).places ?? []).map(\.id)
     }
 
@@ -124,14 +120,20 @@ public struct GoogleProvider: PlaceProvider {
     }
 
     private func postSearch(path: String, body: Data, fields: Set<PlaceField>) async throws -> [Place] {
+        let response = try await post(path: path, body: body, mask: GoogleFieldMask.mask(for: fields, search: true))
+        let now = Date()
+        return try client.checked((try client.decode(GoogleWire.SearchResponse.self, from: response).places ?? []).map { convert($0, at: now) })
+    }
+
+    /// POSTs a search body under a field mask (the mask decides the bill). A 404 here means a wrong base URL,
+    /// not "no such place": searches answer an empty list for that.
+    private func post(path: String, body: Data, mask: String) async throws -> HTTPResponse {
         let response = try await client.send(HTTPRequest(
-            method: .post, url: HTTPRequest.url(base: client.baseURL, path: path),
-            headers: headers(mask: GoogleFieldMask.mask(for: fields, search: true)), body: body))
+            method: .post, url: HTTPRequest.url(base: client.baseURL, path: path), headers: headers(mask: mask), body: body))
         if response.status == 404 {
             throw client.error(.badRequest, "\(path) not found (404); check base_url in [providers.google]", status: 404)
         }
-        let now = Date()
-        return try client.checked((try client.decode(GoogleWire.SearchResponse.self, from: response).places ?? []).map { convert($0, at: now) })
+        return response
     }
 
     // MARK: Mapping

@@ -49,14 +49,8 @@ public struct ServerCommandEntry: Sendable {
         parse: @escaping @Sendable (inout CommandArguments) throws(CommandSyntaxError) -> Request,
         handle: @escaping @Sendable (Request) async throws -> Data?
     ) -> ServerCommandEntry {
-        let memoisation: Memoisation = memoisable ? .forTimeToLive : .never
-        return ServerCommandEntry(name: name, arity: arity, syntax: syntax, summary: summary, memoisation: memoisation) {
-            _, arguments throws(CommandSyntaxError) in
-            let request = try parse(&arguments)
-            return .backend(BackendCall(commandName: name, memoisation: memoisation, request: request) {
-                BackendAnswer(data: try await handle(request))
-            })
-        }
+        answered(name, arity: arity, syntax: syntax, summary: summary, memoisation: memoisable ? .forTimeToLive : .never,
+                 parse: parse) { request in BackendAnswer(data: try await handle(request)) }
     }
 
     /// A command whose replies are repeated only under a lease its handler returns with them (``Memoisation/whileLeased``):
@@ -66,10 +60,20 @@ public struct ServerCommandEntry: Sendable {
         parse: @escaping @Sendable (inout CommandArguments) throws(CommandSyntaxError) -> Request,
         handle: @escaping @Sendable (Request) async throws -> BackendAnswer
     ) -> ServerCommandEntry {
-        ServerCommandEntry(name: name, arity: arity, syntax: syntax, summary: summary, memoisation: .whileLeased) {
+        answered(name, arity: arity, syntax: syntax, summary: summary, memoisation: .whileLeased, parse: parse, handle: handle)
+    }
+
+    /// The one way a backend command is read and bound: the request value parsed, then a call carrying it and
+    /// the handler that answers it.
+    private static func answered<Request: Equatable & Sendable>(
+        _ name: String, arity: ClosedRange<Int>, syntax: String, summary: String, memoisation: Memoisation,
+        parse: @escaping @Sendable (inout CommandArguments) throws(CommandSyntaxError) -> Request,
+        handle: @escaping @Sendable (Request) async throws -> BackendAnswer
+    ) -> ServerCommandEntry {
+        ServerCommandEntry(name: name, arity: arity, syntax: syntax, summary: summary, memoisation: memoisation) {
             _, arguments throws(CommandSyntaxError) in
             let request = try parse(&arguments)
-            return .backend(BackendCall(commandName: name, memoisation: .whileLeased, request: request) { try await handle(request) })
+            return .backend(BackendCall(commandName: name, memoisation: memoisation, request: request) { try await handle(request) })
         }
     }
 }
