@@ -67,7 +67,7 @@ extension PlaceIndexStore {
     /// The place with this id (POI, address point or city), or `nil`.
     public func place(id: PlaceID) throws -> Place? {
         try database.read { db in
-            try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM place WHERE id = ?"), arguments: [id.description])
+            try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(PlaceRow.columns) FROM place WHERE id = ?"), arguments: [id.description])
                 .map(PlaceRow.place).next()
         }
     }
@@ -75,7 +75,7 @@ extension PlaceIndexStore {
     /// The city reverse geocoding would name for each point, in one read: how places without a zone of
     /// their own get the IANA time zone their opening hours are evaluated in.
     public func cities(near coordinates: [Coordinate]) throws -> [IndexedCity?] {
-        try database.read { db in try coordinates.map { try CityLookup.best(near: $0, in: db) } }
+        try database.read { db in try CityLookup.best(near: coordinates, in: db) }
     }
 
     /// The nearest POI or address point within `radius` metres, and the city the point is in.
@@ -131,15 +131,42 @@ enum CityLookup {
         return nil
     }
 
+    /// ``best(near:in:)`` for each point. A search's results lie close together, and their 15 km windows
+    /// overlap: when the points' windows fit in one a few times as large, its cities are read once and each
+    /// point picks from those inside its own window, the same candidates (edges included) in the same order
+    /// as reading its window alone; a point with none there, or points far apart, read their own.
+    static func best(near coordinates: [Coordinate], in db: Database) throws -> [IndexedCity?] {
+        guard coordinates.count > 1 else { return try coordinates.map { try best(near: $0, in: db) } }
+        let windows = coordinates.map { GeoMath.boundingBox(around: $0, radius: 15_000) }
+        let common = BoundingBox(
+            minLatitude: windows.map(\.minLatitude).min() ?? 0, minLongitude: windows.map(\.minLongitude).min() ?? 0,
+            maxLatitude: windows.map(\.maxLatitude).max() ?? 0, maxLongitude: windows.map(\.maxLongitude).max() ?? 0)
+        let first = windows[0]
+        guard common.maxLatitude - common.minLatitude <= 3 * (first.maxLatitude - first.minLatitude),
+              common.maxLongitude - common.minLongitude <= 3 * (first.maxLongitude - first.minLongitude)
+        else { return try coordinates.map { try best(near: $0, in: db) } }
+        let shared = try CityGrid.cities(in: common, db: db)
+        return try zip(coordinates, windows).map { coordinate, window in
+            let scored = shared.filter { window.containsInclusive($0.coordinate) }
+                .map { city in (city: city, distance: GeoMath.distance(coordinate, city.coordinate)) }
+                .filter { $0.distance <= 15_000 }
+            guard !scored.isEmpty else { return try best(near: coordinate, in: db) }
+            return scored.min { score($0) < score($1) }?.city
+        }
+    }
+
     private static func score(_ candidate: (city: IndexedCity, distance: Double)) -> Double {
         candidate.distance / 1_000 - 2 * log10(Double(max(0, candidate.city.population)) + 1)
     }
 
+    /// The `city` columns ``city(_:)`` reads, in the order it reads them (by position: see ``PlaceRow``).
+    static let columns = "geonameid, name, ascii_name, lat, lon, feature_code, country_code, admin1, population, time_zone"
+
+    /// A row of ``columns`` as a city.
     static func city(_ row: Row) -> IndexedCity {
-        IndexedCity(geonameID: row["geonameid"], name: row["name"], asciiName: row["ascii_name"],
-                    coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), featureCode: row["feature_code"],
-                    countryCode: row["country_code"], admin1: row["admin1"], population: row["population"],
-                    timeZone: row["time_zone"])
+        IndexedCity(geonameID: row[0], name: row[1], asciiName: row[2],
+                    coordinate: Coordinate(latitude: row[3], longitude: row[4]), featureCode: row[5],
+                    countryCode: row[6], admin1: row[7], population: row[8], timeZone: row[9])
     }
 }
 
@@ -165,7 +192,7 @@ enum CityGrid {
     /// Every city inside `box` (edges included), read one row of squares at a time.
     static func cities(in box: BoundingBox, db: Database) throws -> [IndexedCity] {
         let statement = try db.cachedStatement(sql: """
-            SELECT * FROM city WHERE cell BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?
+            SELECT \(CityLookup.columns) FROM city WHERE cell BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?
             """)
         let first = column(box.minLongitude), last = column(box.maxLongitude)
         var cities: [IndexedCity] = []
@@ -180,13 +207,31 @@ enum CityGrid {
     }
 }
 
+private extension BoundingBox {
+    /// Whether SQL's `lat BETWEEN min AND max AND lon BETWEEN min AND max` holds for the point.
+    func containsInclusive(_ point: Coordinate) -> Bool {
+        point.latitude >= minLatitude && point.latitude <= maxLatitude
+            && point.longitude >= minLongitude && point.longitude <= maxLongitude
+    }
+}
+
 /// A `place` row back into a ``Place``.
 ///
 /// Index rows (here and in ``CityLookup``) are decoded while a cursor stands on them, never from
 /// `fetchAll`/`fetchOne` copies: a copied row finds a column by lower-casing every column name on each
-/// access (GRDB 7), which made reading two dozen columns by name the costliest part of a DETAILS. A
-/// cursor's row looks names up in a table built once per statement.
+/// access (GRDB 7), which made reading two dozen columns by name the costliest part of a DETAILS. They
+/// select the columns they read, in a fixed order, and read them by position: a cursor's row still
+/// builds a table of lower-cased column names for each query and hashes the name at every access by
+/// name, which was a tenth of an uncached DETAILS's CPU (perf, release, 2026-11-23).
 enum PlaceRow {
+    /// The `place` columns ``place(_:)`` reads, by position: `rowid` first, `alt_names` last (search reads both).
+    static let columns = """
+        rowid, id, name, lat, lon, house_number, street, unit, postcode, city, district, region, country_code, \
+        categories, imported_at, phone, website, category, brand, opening_hours, time_zone, attribution, alt_names
+        """
+    static let rowidColumn = 0
+    static let altNamesColumn = 22
+
     /// Full rows for `rowids`, in that order. Queries rank light (rowid, position, score) rows first
     /// and only build ``Place`` values for the few they return.
     static func fetch(_ db: Database, rowids: [Int64]) throws -> [Place] {
@@ -195,30 +240,35 @@ enum PlaceRow {
 
     /// Rows for `rowids`, in that order, each turned into a value by `make` while the cursor stands on it.
     static func fetch<T>(_ db: Database, rowids: [Int64], _ make: (Row) throws -> T) throws -> [T] {
-        guard !rowids.isEmpty else { return [] }
-        let placeholders = Array(repeating: "?", count: rowids.count).joined(separator: ",")
-        let rows = try Row.fetchCursor(db, sql: "SELECT * FROM place WHERE rowid IN (\(placeholders))",
-                                       arguments: StatementArguments(rowids))
+        guard let last = rowids.last else { return [] }
+        // A prepared statement per power of two of ids (the list padded with its last id, which `IN` reads
+        // once): at most 11 statements for LIMIT's 1…1000 are prepared once per connection, not per query.
+        let slots = 1 << (Int.bitWidth - (rowids.count - 1).leadingZeroBitCount)
+        let placeholders = Array(repeating: "?", count: slots).joined(separator: ",")
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(columns) FROM place WHERE rowid IN (\(placeholders))"),
+                                       arguments: StatementArguments(rowids + Array(repeating: last, count: slots - rowids.count)))
         var byRowid: [Int64: T] = [:]
-        while let row = try rows.next() { byRowid[row["rowid"]] = try make(row) }
+        while let row = try rows.next() { byRowid[row[rowidColumn]] = try make(row) }
         return rowids.compactMap { byRowid[$0] }
     }
 
+    /// A row of ``columns`` as a place.
     static func place(_ row: Row) -> Place {
-        let idText: String = row["id"]
+        let idText: String = row[1]
         let id = (try? PlaceID(parsing: idText)) ?? PlaceID(provider: "local", nativeID: idText)
         let address = PostalAddress(
-            houseNumber: row["house_number"], street: row["street"], unit: row["unit"], postcode: row["postcode"],
-            city: row["city"], district: row["district"], region: row["region"], countryCode: row["country_code"])
-        let categories: String = row["categories"]
-        let importedAt = Date(timeIntervalSince1970: row["imported_at"])
+            houseNumber: row[5], street: row[6], unit: row[7], postcode: row[8],
+            city: row[9], district: row[10], region: row[11], countryCode: row[12])
+        let categories: String = row[13]
+        let importedAt = Date(timeIntervalSince1970: row[14])
         let place = Place(
-            id: id, name: row["name"], coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]),
+            id: id, name: row[2], coordinate: Coordinate(latitude: row[3], longitude: row[4]),
             address: address.isEmpty ? nil : address, formattedAddress: address.formatted,
-            phone: row["phone"], website: row["website"],
-            categories: categories.isEmpty ? [] : categories.components(separatedBy: "\n"),
-            category: row["category"], brand: row["brand"], openingHoursText: row["opening_hours"],
-            timeZone: row["time_zone"], attribution: row["attribution"])
+            phone: row[15], website: row[16],
+            categories: categories.isEmpty ? [] : categories.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                .map { String(decoding: $0, as: UTF8.self) },
+            category: row[17], brand: row[18], openingHoursText: row[19],
+            timeZone: row[20], attribution: row[21])
         return place.attributed(to: "local", at: importedAt)
     }
 }

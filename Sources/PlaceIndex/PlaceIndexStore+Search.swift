@@ -98,9 +98,9 @@ struct LocalSearch {
         let fuzzy = Set(hits.filter(\.fuzzy).map(\.rowid))
         let places = try PlaceRow.fetch(db, rowids: hits.map(\.rowid)) { row -> Place in
             var place = PlaceRow.place(row)
-            let rowid: Int64 = row["rowid"]
+            let rowid: Int64 = row[PlaceRow.rowidColumn]
             let isFuzzy = fuzzy.contains(rowid)
-            let matchedName = Self.matchedName(of: place, alternates: row["alt_names"], words: isFuzzy ? correctedWords : words)
+            let matchedName = Self.matchedName(of: place, alternates: row[PlaceRow.altNamesColumn], words: isFuzzy ? correctedWords : words)
             if matchedName != nil || isFuzzy { place.searchMatch = SearchMatch(matchedName: matchedName, fuzzy: isFuzzy) }
             return place
         }
@@ -134,7 +134,7 @@ struct LocalSearch {
         }
         return try PlaceRow.fetch(db, rowids: hits.prefix(limit).map(\.rowid)) { row -> Place in
             var place = PlaceRow.place(row)
-            if let matched = Self.matchedName(of: place, alternates: row["alt_names"], words: words) {
+            if let matched = Self.matchedName(of: place, alternates: row[PlaceRow.altNamesColumn], words: words) {
                 place.searchMatch = SearchMatch(matchedName: matched)
             }
             return place

@@ -102,11 +102,12 @@ public final class PlaceIndexStore: Sendable {
     /// The files imported so far, newest first, with what each one was and what it added.
     public func sources() throws -> [IndexedSource] {
         try database.read { db in
-            try Row.fetchAll(db, sql: """
+            // Every local search reads this (for its notes): a statement prepared once per connection.
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT name, kind, imported_at, places, cities, bytes, checksum, format, address_points, names,
                        min_lat, max_lat, min_lon, max_lon
                 FROM source ORDER BY imported_at DESC
-                """).map { row in
+                """)).map { row in
                 var bounds: IndexedSource.Bounds?
                 if let minLat = row[10] as Double?, let maxLat = row[11] as Double?, let minLon = row[12] as Double?,
                    let maxLon = row[13] as Double? {

@@ -16,7 +16,7 @@ public struct PlaceID: Hashable, Sendable, Comparable, CustomStringConvertible, 
 
     /// Parses `provider:native-id`. The native part may itself contain colons.
     public init(parsing text: String) throws(InputError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmedOfSpaces
         guard let colon = trimmed.firstIndex(of: ":"),
               colon != trimmed.startIndex,
               trimmed.index(after: colon) != trimmed.endIndex

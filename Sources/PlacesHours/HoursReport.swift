@@ -61,7 +61,7 @@ public struct HoursReport: Sendable, Encodable {
         let hours: OpeningHours
         if let periods = place.openingPeriods, !periods.isEmpty {
             hours = OpeningHours(periods: periods, text: place.openingHoursText)
-        } else if let text = place.openingHoursText, !text.trimmingCharacters(in: .whitespaces).isEmpty {
+        } else if let text = place.openingHoursText, !text.trimmedOfSpaces.isEmpty {
             hours = OpeningHours(osm: text)
         } else {
             return nil

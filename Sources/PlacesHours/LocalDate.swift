@@ -83,9 +83,13 @@ public struct LocalDate: Hashable, Sendable, Comparable, CustomStringConvertible
         "\(LocalDate.pad(year, 4))-\(LocalDate.pad(month, 2))-\(LocalDate.pad(day, 2))"
     }
 
+    /// `value` in at least `width` digits, zeros in front (a minus sign before them). Dates and clock
+    /// times of every opening-hours report go through here, so the usual case builds one small string.
     static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(abs(value))
-        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - text.count)) + text
+        let digits = String(value.magnitude)
+        let zeros = width - digits.utf8.count
+        if value >= 0, zeros <= 0 { return digits }
+        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, zeros)) + digits
     }
 }
 

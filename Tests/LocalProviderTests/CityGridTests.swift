@@ -68,4 +68,36 @@ import Testing
         #expect(try store.cities(near: [point]).first??.geonameID == 1)
         #expect(try store.cities(near: [Coordinate(latitude: -45, longitude: -120)]).first! == nil)
     }
+
+    @Test func pointsAskedTogetherGetTheCitiesEachGetsAlone() throws {
+        // A search's results share one read of their common window (CityLookup.best(near:in:) for many points):
+        // for clustered points, spread points, points with no city within 15 km and a pole-clamped window, each
+        // answer must be the one the point gets asked alone. Cities on a 0.05° lattice with populations that vary
+        // by position, some exactly on window edges; the points are offset from the lattice by steps sharing no factor.
+        var cities: [IndexedCity] = []
+        for row in 0..<24 {
+            for column in 0..<24 {
+                let id = Int64(cities.count + 1)
+                let latitude: Double = 59.9 + Double(row) * 0.05
+                let longitude: Double = 24.4 + Double(column) * 0.05
+                cities.append(city(id, latitude, longitude, population: Int64((row * 7_919 + column * 104_729) % 700_001)))
+            }
+        }
+        cities.append(city(Int64(cities.count + 1), 89.95, 10, population: 5))
+        let store = try index(with: cities)
+        let clustered = (0..<12).map { (step: Int) -> Coordinate in
+            let latitude: Double = 60.15 + Double(step * 37 % 100) / 1_000
+            let longitude: Double = 24.93 + Double(step * 53 % 100) / 1_000
+            return Coordinate(latitude: latitude, longitude: longitude)
+        }
+        let spread = [Coordinate(latitude: 60.0, longitude: 24.5), Coordinate(latitude: 61.0, longitude: 25.5),
+                      Coordinate(latitude: 62.5, longitude: 25.0), Coordinate(latitude: -45, longitude: -120)]
+        let polar = [Coordinate(latitude: 89.9, longitude: 10), Coordinate(latitude: 89.99, longitude: 10.2)]
+        for points in [clustered, clustered + spread, spread, polar, [clustered[0], clustered[0]]] {
+            let together = try store.cities(near: points)
+            let alone = try points.map { try store.cities(near: [$0])[0] }
+            #expect(together == alone, "\(points)")
+        }
+        #expect(try store.cities(near: clustered).allSatisfy { $0 != nil })
+    }
 }

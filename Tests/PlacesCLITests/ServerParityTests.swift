@@ -33,6 +33,8 @@ struct ServerParityTests {
             // Two OSM nodes named Aktia 25 m apart, folded into one result on both sides.
             (["search", "aktia", "--near", "60.1687,24.9397"], "SEARCH aktia NEAR 60.1687 24.9397"),
             (["details", "geonames:658225"], "DETAILS geonames:658225"),
+            // An OSM POI with opening hours and no zone of its own: its city's zone, then hours, open now, provenance.
+            (["details", "osm:node/59622323"], "DETAILS osm:node/59622323"),
             (["nearby", "--at", "60.1721,24.9450", "--radius", "120", "--category", "bar"], "NEARBY 60.1721 24.9450 RADIUS 120 CATEGORY bar"),
             (["reverse", "60.1699,24.9384"], "REVERSE 60.1699 24.9384"),
             (["suggest", "kias"], "SUGGEST kias"),
