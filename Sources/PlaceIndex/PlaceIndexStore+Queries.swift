@@ -118,17 +118,8 @@ enum CityLookup {
     /// Close cities compete on distance against size: a 600,000-people city 3 km away beats a village
     /// 2 km away, but not a town you are standing in. Score = km − 2·log10(population + 1), lowest wins.
     static func best(near coordinate: Coordinate, in db: Database) throws -> IndexedCity? {
-        // Population is worth at most ~15 km (2·log10 of the largest cities), so a 15 km window holds the winner.
-        for radius in [15_000.0, 300_000.0] {
-            let cities = try CityGrid.cities(in: GeoMath.boundingBox(around: coordinate, radius: radius), db: db)
-            let scored = cities.map { city -> (city: IndexedCity, distance: Double) in
-                (city, GeoMath.distance(coordinate, city.coordinate))
-            }.filter { $0.distance <= radius }
-            guard !scored.isEmpty else { continue }
-            if radius > 15_000 { return scored.min { $0.distance < $1.distance }?.city }
-            return scored.min { score($0) < score($1) }?.city
-        }
-        return nil
+        guard let winner = try winner(near: coordinate, in: db) else { return nil }
+        return try city(geonameID: winner, in: db)
     }
 
     /// ``best(near:in:)`` for each point. A search's results lie close together, and their 15 km windows
@@ -136,7 +127,18 @@ enum CityLookup {
     /// point picks from those inside its own window, the same candidates (edges included) in the same order
     /// as reading its window alone; a point with none there, or points far apart, read their own.
     static func best(near coordinates: [Coordinate], in db: Database) throws -> [IndexedCity?] {
-        guard coordinates.count > 1 else { return try coordinates.map { try best(near: $0, in: db) } }
+        var cities: [Int64: IndexedCity?] = [:]
+        return try winners(near: coordinates, in: db).map { winner in
+            guard let winner else { return nil }
+            if let known = cities[winner] { return known }
+            let city = try city(geonameID: winner, in: db)
+            cities[winner] = city
+            return city
+        }
+    }
+
+    private static func winners(near coordinates: [Coordinate], in db: Database) throws -> [Int64?] {
+        guard coordinates.count > 1 else { return try coordinates.map { try winner(near: $0, in: db) } }
         let windows = coordinates.map { GeoMath.boundingBox(around: $0, radius: 15_000) }
         let common = BoundingBox(
             minLatitude: windows.map(\.minLatitude).min() ?? 0, minLongitude: windows.map(\.minLongitude).min() ?? 0,
@@ -144,19 +146,40 @@ enum CityLookup {
         let first = windows[0]
         guard common.maxLatitude - common.minLatitude <= 3 * (first.maxLatitude - first.minLatitude),
               common.maxLongitude - common.minLongitude <= 3 * (first.maxLongitude - first.minLongitude)
-        else { return try coordinates.map { try best(near: $0, in: db) } }
-        let shared = try CityGrid.cities(in: common, db: db)
+        else { return try coordinates.map { try winner(near: $0, in: db) } }
+        let shared = try CityGrid.candidates(in: common, db: db)
         return try zip(coordinates, windows).map { coordinate, window in
             let scored = shared.filter { window.containsInclusive($0.coordinate) }
-                .map { city in (city: city, distance: GeoMath.distance(coordinate, city.coordinate)) }
+                .map { candidate in (candidate: candidate, distance: GeoMath.distance(coordinate, candidate.coordinate)) }
                 .filter { $0.distance <= 15_000 }
-            guard !scored.isEmpty else { return try best(near: coordinate, in: db) }
-            return scored.min { score($0) < score($1) }?.city
+            guard !scored.isEmpty else { return try winner(near: coordinate, in: db) }
+            return scored.min { score($0) < score($1) }?.candidate.geonameID
         }
     }
 
-    private static func score(_ candidate: (city: IndexedCity, distance: Double)) -> Double {
-        candidate.distance / 1_000 - 2 * log10(Double(max(0, candidate.city.population)) + 1)
+    /// The `geonameid` of the city ``best(near:in:)`` names: scored on position and population alone, so
+    /// the dozens of cities in a window cost no strings; only the winner's row is read whole.
+    private static func winner(near coordinate: Coordinate, in db: Database) throws -> Int64? {
+        // Population is worth at most ~15 km (2·log10 of the largest cities), so a 15 km window holds the winner.
+        for radius in [15_000.0, 300_000.0] {
+            let candidates = try CityGrid.candidates(in: GeoMath.boundingBox(around: coordinate, radius: radius), db: db)
+            let scored = candidates.map { candidate -> (candidate: CityGrid.Candidate, distance: Double) in
+                (candidate, GeoMath.distance(coordinate, candidate.coordinate))
+            }.filter { $0.distance <= radius }
+            guard !scored.isEmpty else { continue }
+            if radius > 15_000 { return scored.min { $0.distance < $1.distance }?.candidate.geonameID }
+            return scored.min { score($0) < score($1) }?.candidate.geonameID
+        }
+        return nil
+    }
+
+    private static func score(_ scored: (candidate: CityGrid.Candidate, distance: Double)) -> Double {
+        scored.distance / 1_000 - 2 * log10(Double(max(0, scored.candidate.population)) + 1)
+    }
+
+    static func city(geonameID: Int64, in db: Database) throws -> IndexedCity? {
+        try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(columns) FROM city WHERE geonameid = ?"), arguments: [geonameID])
+            .map(city).next()
     }
 
     /// The `city` columns ``city(_:)`` reads, in the order it reads them (by position: see ``PlaceRow``).
@@ -189,21 +212,32 @@ enum CityGrid {
     static func row(_ latitude: Double) -> Int { Int(((latitude + 90) * perDegree).rounded(.down)) }
     static func column(_ longitude: Double) -> Int { Int(((longitude + 180) * perDegree).rounded(.down)) }
 
+    /// What a city competes on for a point: its position and population.
+    struct Candidate {
+        var geonameID: Int64
+        var coordinate: Coordinate
+        var population: Int64
+    }
+
     /// Every city inside `box` (edges included), read one row of squares at a time.
-    static func cities(in box: BoundingBox, db: Database) throws -> [IndexedCity] {
+    static func candidates(in box: BoundingBox, db: Database) throws -> [Candidate] {
         let statement = try db.cachedStatement(sql: """
-            SELECT \(CityLookup.columns) FROM city WHERE cell BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?
+            SELECT geonameid, lat, lon, population FROM city
+            WHERE cell BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?
             """)
         let first = column(box.minLongitude), last = column(box.maxLongitude)
-        var cities: [IndexedCity] = []
+        var candidates: [Candidate] = []
         for row in row(box.minLatitude)...row(box.maxLatitude) {
             let rows = try Row.fetchCursor(statement, arguments: [
                 row * rowStride + first, row * rowStride + last,
                 box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude,
             ])
-            while let found = try rows.next() { cities.append(CityLookup.city(found)) }
+            while let found = try rows.next() {
+                candidates.append(Candidate(geonameID: found[0], coordinate: Coordinate(latitude: found[1], longitude: found[2]),
+                                            population: found[3]))
+            }
         }
-        return cities
+        return candidates
     }
 }
 
