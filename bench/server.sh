@@ -2,7 +2,9 @@
 # Benchmarks `places serve` against a redis-server on the same machine, in the same run, with
 # redis-benchmark (50 clients, unpipelined and -P 16):
 #   DETAILS <id> and SEARCH … on places (cached entries) versus GET on redis-server (same payload size),
-#   and DETAILS on a second places server with the reply memo off (every request reads the index).
+#   and DETAILS and SEARCH on a second places server with the reply memo off (every request reads the index;
+#   identical requests in flight still share one read), then both once more from a single client, where
+#   nothing is shared: the CPU of one uncached request.
 # Prints throughput, p50/p99, the server's CPU time per request (steadier than throughput on a shared
 # machine) and the DETAILS/GET ratio, then the RSS of places serve with 1,000 idle
 # connections, then checks the Python redis client (when `pip install redis` has been done) and SIGTERM.
@@ -112,9 +114,14 @@ for pipeline in 1 16; do
   done
   bench "places SEARCH ($suffix)" "$PLACES_PORT" "$pipeline" SEARCH "maya bar" NEAR 60.1721 24.9450
   n=$((REQUESTS / 20)) bench "DETAILS, memo off ($suffix)" "$NOMEMO_PORT" "$pipeline" DETAILS "$ID"
+  n=$((REQUESTS / 20)) bench "SEARCH, memo off ($suffix)" "$NOMEMO_PORT" "$pipeline" SEARCH "maya bar" NEAR 60.1721 24.9450
   awk -v d="${RPS["places DETAILS $pipeline"]}" -v g="${RPS["redis GET $pipeline"]}" -v run="$suffix" \
     'BEGIN { printf "ratio DETAILS/GET (%s): %.1f %%  (target >= 50 %%)\n", run, d / g * 100 }'
 done
+
+# One client, unpipelined: every request is its own index read and JSON (no identical request in flight to share with).
+CLIENTS=1 n=$((REQUESTS / 100)) bench "DETAILS, memo off, 1 client" "$NOMEMO_PORT" 1 DETAILS "$ID"
+CLIENTS=1 n=$((REQUESTS / 100)) bench "SEARCH, memo off, 1 client" "$NOMEMO_PORT" 1 SEARCH "maya bar" NEAR 60.1721 24.9450
 
 # RSS with 1,000 idle connections (each sends one PING so the server has set it up).
 python3 - "$PLACES_PORT" "$PLACES_PID" <<'PY'
