@@ -17,12 +17,6 @@ import PlacesMatching
 /// 2. the cheap candidate's own name: its first (most relevant) id is that candidate as the costly source
 ///    lists it.
 ///
-/// When (1) finds more than one id, it is asked again over a square twice as wide, and only the ids found both
-/// times count: a place the words fit is in every answer whose square holds it, while a loosely related result
-/// (real searches add them) is tied to no word typed and tends to change with the square. Neither answer may be
-/// full (``pageLimit``), so each lists every place its square has for the words; a loosely related id found both
-/// times counts as a place, and the lookup pays. At most three probes a lookup.
-///
 /// When the one id of (1) is the first of (2), the only place the words fit is the cheap candidate, and it is
 /// accepted without the paid call. Anything else (no id, two or more, another first id, a failed probe) pays as
 /// before. Probe (2) is what makes this sound: the count alone would accept the cheap candidate when the one
@@ -43,10 +37,6 @@ import PlacesMatching
 /// for the question, or holds every word typed ("Kasa" for "Kasa Gallery", which the matcher scores
 /// `nonMatch` because "Gallery" is no kind word it strips).
 enum IDProbe {
-    /// Ids asked for by the probe on the words typed: Google's largest page. An answer this long may have left
-    /// places out, so it settles nothing.
-    static let pageLimit = 20
-
     /// The cheap candidate a probe may settle, and the score it earns when settled.
     struct Candidate: Sendable {
         var place: Place
@@ -109,7 +99,7 @@ enum IDProbe {
         return Candidate(place: best.place, provider: provider, settledScore: settled, nameFits: best.score.verdict == .review)
     }
 
-    /// Asks `provider` the probes through its decorators (metered at $0, cached), notes each in `steps`, and
+    /// Asks `provider` the two probes through its decorators (metered at $0, cached), notes each in `steps`, and
     /// says whether the candidate is settled. A failed probe settles nothing and is no failure of the lookup:
     /// the paid call that follows is asked as before.
     static func run(_ query: MatchQuery, candidate: Candidate, on provider: any PlaceProvider, halfSide: Double,
@@ -117,10 +107,10 @@ enum IDProbe {
         guard let near = query.near else { return false }
         let center = grid.snap(near)
         let area = "within \(Int(halfSide)) m"
-        func ask(_ text: String, limit: Int, halfSide side: Double = halfSide) async throws -> [String]? {
+        func ask(_ text: String, limit: Int) async throws -> [String]? {
             do {
                 probes[provider.name, default: 0] += 1
-                return try await provider.probe(ProbeQuery(text: text, center: center, halfSide: side, limit: limit))
+                return try await provider.probe(ProbeQuery(text: text, center: center, halfSide: halfSide, limit: limit))
             } catch let unavailable as StorageUnavailable {
                 throw unavailable
             } catch {
@@ -133,22 +123,7 @@ enum IDProbe {
         }
         let words = PlaceNormalizer.distinctiveWords(of: query.name,
                                                      localities: [query.city, candidate.place.address?.city].compactMap { $0 })
-        guard var typed = try await ask(words, limit: pageLimit) else { return false }
-        if typed.count > 1, typed.count < pageLimit {
-            // A place the words fit is in every answer whose square holds it; a loosely related result is not tied
-            // to the words, and an id that is gone once the square doubles was one. Neither answer full, so
-            // each holds every place its square has for the words: what both hold includes every fit of the first.
-            guard let wider = try await ask(words, limit: pageLimit, halfSide: 2 * halfSide) else { return false }
-            if wider.count < pageLimit {
-                let kept = typed.filter(wider.contains)
-                if kept.count < typed.count {
-                    steps.append(LookupStep(.probed, provider: provider.name,
-                                            "free id probe: \(typed.count) places for \"\(words)\" \(area), \(kept.count) of them "
-                                                + "again within \(Int(2 * halfSide)) m; the others fit no word typed", cost: .zero))
-                }
-                typed = kept
-            }
-        }
+        guard let typed = try await ask(words, limit: 2) else { return false }
         guard typed.count == 1 else {
             let count = typed.isEmpty ? "no place" : "more than one place"
             steps.append(LookupStep(.probed, provider: provider.name,
