@@ -277,18 +277,28 @@ struct LocalSearch {
     /// search around instead.
     func categoryMembers(_ phrase: CategoryWords.Match, anchorAllowed: Bool) throws -> [Hit] {
         let keywords = "keywords : (" + phrase.keywords.map(FullTextQuery.quoted).joined(separator: " OR ") + ")"
+        let category = CategoryKeywords(phrase.keywords)
         guard !phrase.rest.isEmpty else {
-            if let near { return try nearestMembers(CategoryKeywords(phrase.keywords), around: near, within: radius) }
-            return try mostImportantMembers(matching: keywords)
+            guard let near else { return try mostImportantMembers(matching: keywords) }
+            return try members(matching: keywords, around: near, within: radius, cap: Self.fewMembers)
+                ?? nearestMembers(category, around: near, within: radius)
         }
-        var found = try members(matching: keywords + " AND " + FullTextQuery.all(phrase.rest, prefixAll: true), around: near)
+        let withRest = keywords + " AND " + FullTextQuery.all(phrase.rest, prefixAll: true)
+        var found = try members(matching: withRest, around: near, within: radius, cap: nil) ?? []
         if found.isEmpty, anchorAllowed,
            let anchor = try ranked(FullTextQuery.all(phrase.rest, prefixAll: true)).first,
            let place = try PlaceRow.fetch(db, rowids: [anchor.rowid]).first {
-            found = try nearestMembers(CategoryKeywords(phrase.keywords), around: place.coordinate, within: 2_000)
+            found = try members(matching: keywords, around: place.coordinate, within: 2_000, cap: Self.fewMembers)
+                ?? nearestMembers(category, around: place.coordinate, within: 2_000)
         }
         return found
     }
+
+    /// Up to this many members of a category are read whole through the full-text index and sorted; a
+    /// category with more ("restaurant" in a country) is read around the point instead
+    /// (``nearestMembers(_:around:within:)``), whose cost follows how far its `limit` nearest members are:
+    /// cheap for common categories, dear for rare ones (ten cinemas may lie kilometres away).
+    static let fewMembers = 2_000
 
     /// The members nearest `center` (within `within` metres when given), nearest first, importance between
     /// equally near ones. Read from the R*Tree in boxes that double in size, each step reading only the
@@ -347,20 +357,22 @@ struct LocalSearch {
         return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { Hit(rowid: $0[0], score: 1 + ($0[1] as Double)) }
     }
 
-    /// Members that also match the query's other words ("pharmacy kamppi"): few, so found through the
-    /// full-text index.
-    private func members(matching match: String, around center: Coordinate?) throws -> [Hit] {
+    /// Every place `match` finds (a category's keywords, perhaps with other words), nearest `center` first
+    /// (only those within `limitRadius` metres), most important first without a point; nil when more than
+    /// `cap` match, for the caller to find the nearest another way.
+    private func members(matching match: String, around center: Coordinate?, within limitRadius: Double?, cap: Int?) throws -> [Hit]? {
         var sql = """
             SELECT p.rowid, p.lat, p.lon, p.importance FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
             WHERE place_fts MATCH ?
             """
         var arguments: StatementArguments = [match]
-        let limitRadius = radius
-        restrict(&sql, &arguments, to: center.flatMap { center in limitRadius.map { (center, $0) } })
-        sql += " LIMIT 5000"
+        restrict(&sql, &arguments, to: nil)
+        if let cap { sql += " LIMIT \(cap + 1)" }
+        let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        if let cap, rows.count > cap { return nil }
         var hits: [Hit] = []
         var tieBreak: [Int64: Double] = [:]
-        for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) {
+        for row in rows {
             let importance: Double = row[3]
             guard let center else { hits.append(Hit(rowid: row[0], score: 1 + importance)); continue }
             let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
