@@ -32,6 +32,8 @@ import sys
 import unicodedata
 from collections import defaultdict
 
+from decoy_rates import KIND_WORDS, STOP_WORDS
+
 ROWS = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
 KEY_AT = {c: (r, i) for r, row in enumerate(ROWS) for i, c in enumerate(row)}
 
@@ -211,11 +213,19 @@ def probe_text(text, places, indices, centre):
     return [j for _, _, j in sorted(ranked)]
 
 
+def distinctive_typed(text):
+    """The words typed that say which place, in their order (the pipeline's PlaceNormalizer.distinctiveWords, with
+    bench/decoy_rates.py's kind and stop words); the whole text when none would remain."""
+    kept = [w for w in text.split() if w not in KIND_WORDS and w not in STOP_WORDS and not w.isdigit()]
+    return " ".join(kept) if kept else text
+
+
 def run_probe(label, places, share, lookups, seed):
     """The pipeline's free id probe on the same lookups, against a costly source that knows every place: when the
     matcher's own rule does not accept the one cheap candidate within 75 m one slip from the name typed, ask
-    (1) which places within 1 km (either side) the words typed fit and (2) which the candidate's own name fits
-    first; one id for (1) that is also first for (2) accepts the candidate."""
+    (1) which places within 1 km (either side) the distinctive words typed fit (without kind words, articles, company
+    forms and the city, as `distinctive_typed` keeps them) and (2) which the candidate's own name fits first; one id
+    for (1) that is also first for (2) accepts the candidate."""
     grid = Grid(places)
 
     def decide(user, query, cheap):
@@ -223,7 +233,7 @@ def run_probe(label, places, share, lookups, seed):
         if len(fits) != 1 or names_one_slip(query, places[fits[0]][0], narrow_slip):
             return None
         square = grid.within(user, 1_000, square=True)
-        ids = probe_text(query, places, square, user)
+        ids = probe_text(distinctive_typed(query), places, square, user)
         return fits[0] if len(ids) == 1 and probe_text(places[fits[0]][0], places, square, user)[:1] == ids else None
     tally(f"typo_heldout.{label}.cheap_{int(share * 100)}.free_probe", places, simulate(places, share, lookups, seed), decide)
 

@@ -64,6 +64,15 @@ struct LocalSearch {
     }
 
     func search(segments: [[String]]) throws -> IndexSearchResult {
+        let phrase = CategoryWords.find(in: words)
+        var hits: [Hit] = []
+        if let phrase, phrase.rest.isEmpty {
+            // A bare category ("restaurant", "cafe"): its members come before any text match, so when they
+            // fill the page the full-text ranking is not needed. At a country's scale the word is in tens of
+            // thousands of rows, and ranking them all cost more than finding the nearest members.
+            hits = try categoryMembers(phrase, anchorAllowed: false)
+            if hits.count >= limit { return try result(Array(hits.prefix(limit)), words: words, correction: nil) }
+        }
         var text = try ranked(FullTextQuery.all(words))
         if text.isEmpty { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
@@ -73,8 +82,7 @@ struct LocalSearch {
             var seen = Set(text.map(\.rowid))
             text += try ranked(FullTextQuery.all(segments[0])).filter { seen.insert($0.rowid).inserted }
         }
-        var hits: [Hit] = []
-        if let phrase = CategoryWords.find(in: words) { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
+        if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
         var correctedWords = words
         var correction: TypoCorrection?
         if text.isEmpty, hits.isEmpty {
@@ -94,7 +102,11 @@ struct LocalSearch {
         }
         var seen = Set(hits.map(\.rowid))
         hits += text.filter { seen.insert($0.rowid).inserted }
-        hits = Array(hits.prefix(limit))
+        return try result(Array(hits.prefix(limit)), words: correctedWords, correction: correction)
+    }
+
+    /// Reads the hits' rows in order and says which name matched (for a fuzzy hit, by the corrected words).
+    private func result(_ hits: [Hit], words correctedWords: [String], correction: TypoCorrection?) throws -> IndexSearchResult {
         let fuzzy = Set(hits.filter(\.fuzzy).map(\.rowid))
         let places = try PlaceRow.fetch(db, rowids: hits.map(\.rowid)) { row -> Place in
             var place = PlaceRow.place(row)
@@ -265,28 +277,102 @@ struct LocalSearch {
     /// search around instead.
     func categoryMembers(_ phrase: CategoryWords.Match, anchorAllowed: Bool) throws -> [Hit] {
         let keywords = "keywords : (" + phrase.keywords.map(FullTextQuery.quoted).joined(separator: " OR ") + ")"
-        let restMatch = phrase.rest.isEmpty ? "" : " AND " + FullTextQuery.all(phrase.rest, prefixAll: true)
-        var found = try members(matching: keywords + restMatch, around: near)
-        if found.isEmpty, anchorAllowed, !phrase.rest.isEmpty,
+        let category = CategoryKeywords(phrase.keywords)
+        guard !phrase.rest.isEmpty else {
+            guard let near else { return try mostImportantMembers(matching: keywords) }
+            return try members(matching: keywords, around: near, within: radius, cap: Self.fewMembers)
+                ?? nearestMembers(category, around: near, within: radius)
+        }
+        let withRest = keywords + " AND " + FullTextQuery.all(phrase.rest, prefixAll: true)
+        var found = try members(matching: withRest, around: near, within: radius, cap: nil) ?? []
+        if found.isEmpty, anchorAllowed,
            let anchor = try ranked(FullTextQuery.all(phrase.rest, prefixAll: true)).first,
            let place = try PlaceRow.fetch(db, rowids: [anchor.rowid]).first {
-            found = try members(matching: keywords, around: place.coordinate, within: 2_000)
+            found = try members(matching: keywords, around: place.coordinate, within: 2_000, cap: Self.fewMembers)
+                ?? nearestMembers(category, around: place.coordinate, within: 2_000)
         }
         return found
     }
 
-    private func members(matching match: String, around center: Coordinate?, within: Double? = nil) throws -> [Hit] {
+    /// Up to this many members of a category are read whole through the full-text index and sorted; a
+    /// category with more ("restaurant" in a country) is read around the point instead
+    /// (``nearestMembers(_:around:within:)``), whose cost follows how far its `limit` nearest members are:
+    /// cheap for common categories, dear for rare ones (ten cinemas may lie kilometres away).
+    static let fewMembers = 2_000
+
+    /// The members nearest `center` (within `within` metres when given), nearest first, importance between
+    /// equally near ones. Read from the R*Tree in boxes that double in size, each step reading only the
+    /// ring outside the last box, until `limit` members lie closer than anything outside the box could be:
+    /// the cost follows the neighbourhood, not how many members the category has in the whole index (a
+    /// country holds tens of thousands of restaurants, and the first few thousand read in row order need
+    /// not hold the nearest).
+    private func nearestMembers(_ category: CategoryKeywords, around center: Coordinate, within: Double?) throws -> [Hit] {
+        var found: [(hit: Hit, distance: Double, importance: Double)] = []
+        var seen = Set<Int64>()
+        var inner: BoundingBox?
+        var boxRadius = within ?? 250
+        let filterSQL = filter.map { " AND " + $0.sql } ?? ""
+        while true {
+            let box = GeoMath.boundingBox(around: center, radius: boxRadius)
+            var sql = """
+                SELECT p.rowid, p.lat, p.lon, p.importance, p.keywords FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
+                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.keywords != ''
+                """
+            var arguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+            if let inner {
+                sql += " AND NOT (r.min_lat >= ? AND r.max_lat <= ? AND r.min_lon >= ? AND r.max_lon <= ?)"
+                arguments += [inner.minLatitude, inner.maxLatitude, inner.minLongitude, inner.maxLongitude]
+            }
+            sql += filterSQL
+            if let filter { arguments += filter.arguments }
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            while let row = try rows.next() {
+                let rowid: Int64 = row[0]
+                guard seen.insert(rowid).inserted, category.contains(row[4]) else { continue }
+                let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
+                if let within, distance > within { continue }
+                found.append((Hit(rowid: rowid, score: 1 + 1 / (1 + distance / 1_000)), distance, row[3]))
+            }
+            // The box holds the circle of its radius but for rounding at high latitudes: members within 90 % of
+            // it are all read, so when `limit` of them are, no member outside can be nearer than the page's last.
+            let settled = found.filter { $0.distance <= 0.9 * boxRadius }.count
+            let wholeWorld = box.minLatitude <= -90 && box.maxLatitude >= 90
+            if within != nil || settled >= limit || wholeWorld { break }
+            inner = box
+            boxRadius *= 2
+        }
+        found.sort { ($0.distance, -$0.importance) < ($1.distance, -$1.importance) }
+        return found.prefix(limit).map(\.hit)
+    }
+
+    /// Without a point: the category's most important members.
+    private func mostImportantMembers(matching match: String) throws -> [Hit] {
+        var sql = """
+            SELECT p.rowid, p.importance FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
+            WHERE place_fts MATCH ?
+            """
+        var arguments: StatementArguments = [match]
+        restrict(&sql, &arguments, to: nil)
+        sql += " ORDER BY p.importance DESC LIMIT \(limit)"
+        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { Hit(rowid: $0[0], score: 1 + ($0[1] as Double)) }
+    }
+
+    /// Every place `match` finds (a category's keywords, perhaps with other words), nearest `center` first
+    /// (only those within `limitRadius` metres), most important first without a point; nil when more than
+    /// `cap` match, for the caller to find the nearest another way.
+    private func members(matching match: String, around center: Coordinate?, within limitRadius: Double?, cap: Int?) throws -> [Hit]? {
         var sql = """
             SELECT p.rowid, p.lat, p.lon, p.importance FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
             WHERE place_fts MATCH ?
             """
         var arguments: StatementArguments = [match]
-        let limitRadius = within ?? radius
-        restrict(&sql, &arguments, to: center.flatMap { center in limitRadius.map { (center, $0) } })
-        sql += " LIMIT 5000"
+        restrict(&sql, &arguments, to: nil)
+        if let cap { sql += " LIMIT \(cap + 1)" }
+        let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        if let cap, rows.count > cap { return nil }
         var hits: [Hit] = []
         var tieBreak: [Int64: Double] = [:]
-        for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) {
+        for row in rows {
             let importance: Double = row[3]
             guard let center else { hits.append(Hit(rowid: row[0], score: 1 + importance)); continue }
             let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
@@ -332,6 +418,26 @@ struct LocalSearch {
             if covered == words.count { break }
         }
         return best?.name
+    }
+}
+
+/// The index keywords that mark a category's members, tested on a row's `keywords` text word by word the way
+/// the full-text index splits it ("nightclub;restaurant" holds "restaurant"; "fast food" must be two words in a
+/// row), so a member found through the R*Tree is one the full-text query `keywords : ("…")` would find.
+struct CategoryKeywords {
+    private let phrases: [[String]]
+
+    init(_ keywords: [String]) {
+        phrases = keywords.map(SearchText.words).filter { !$0.isEmpty }
+    }
+
+    func contains(_ keywords: String) -> Bool {
+        let words = SearchText.words(keywords)
+        return phrases.contains { phrase in
+            words.count >= phrase.count && (0...(words.count - phrase.count)).contains { start in
+                words[start..<(start + phrase.count)].elementsEqual(phrase)
+            }
+        }
     }
 }
 

@@ -161,7 +161,7 @@ enum PipelineBenchmark {
                 avoidable[item.typing, default: 0] += 1
                 if let dump = ProcessInfo.processInfo.environment["PIPELINE_BENCH_AVOIDABLE"], label.hasSuffix(".pipeline"),
                    label.hasPrefix(dump) {
-                    await explainAvoidable(item, world: world, scorer: scorer)
+                    await explainAvoidable(item, outcome: outcome, world: world, scorer: scorer)
                 }
             }
             if isAmbiguous && outcome.calls["costly", default: 0] > 0 { paidForAmbiguous += 1 }
@@ -276,9 +276,11 @@ enum PipelineBenchmark {
         print("\(label).any_slip_typo_rule_would_accept \(typoRight) right / \(typoWrong) wrong")
     }
 
-    /// A paid call the cheap source could have spared: what it returned and how the scorer judged each
-    /// candidate (`PIPELINE_BENCH_AVOIDABLE=cheap_95` prints these to stderr for one coverage share).
-    private static func explainAvoidable(_ item: PipelineBenchLookup, world: PipelineBenchWorld, scorer: any CandidateScorer) async {
+    /// A paid call the cheap source could have spared: what it returned, how the scorer judged each candidate,
+    /// and what the free probes found (`PIPELINE_BENCH_AVOIDABLE=cheap_95` prints these to stderr for one
+    /// coverage share).
+    private static func explainAvoidable(_ item: PipelineBenchLookup, outcome: LookupOutcome, world: PipelineBenchWorld,
+                                         scorer: any CandidateScorer) async {
         let cheap = PipelineBenchProvider(name: "cheap", price: .zero, world: world, cheap: true)
         let candidates = (try? await cheap.match(item.request.query)) ?? []
         let scores = scorer.score(item.request.query, candidates: candidates)
@@ -288,6 +290,21 @@ enum PipelineBenchmark {
             let d = item.request.query.near.map { Int(GeoMath.distance($0, place.coordinate)) } ?? -1
             line += " [\(place.name) \(d) m \(score.verdict) \(String(format: "%.2f", score.score))"
                 + " \(score.reasons.filter { $0.hasPrefix("!") || $0.hasPrefix("-") }.joined(separator: "; "))]"
+        }
+        let probed = outcome.steps.filter { $0.kind == .probed }
+        line += probed.isEmpty ? " {not probed}" : probed.map { " {\($0.message)}" }.joined()
+        // The places the first probe found: what stood beside the candidate.
+        if let first = probed.first, first.message.contains("more than one place"), let near = item.request.query.near {
+            let costly = PipelineBenchProvider(name: "costly", price: price, world: world, cheap: false)
+            let words = PlaceNormalizer.distinctiveWords(of: item.request.query.name, localities: ["Helsinki"])
+            let halfSide = first.message.contains("within 150 m") ? 150.0 : 1_000
+            let ids = (try? await costly.probe(ProbeQuery(text: words, center: LookupPolicy().grid.snap(near), halfSide: halfSide,
+                                                          limit: 20))) ?? []
+            line += " found:" + ids.map { id in
+                let i = Int(id.split(separator: "-").last ?? "") ?? -1
+                let d = Int(GeoMath.distance(near, world.places[i].coordinate))
+                return " <\(world.places[i].name) \(d) m\(world.cheapKnows[i] ? " cheap" : "")\(i == item.truth ? " TRUTH" : "")>"
+            }.joined()
         }
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }

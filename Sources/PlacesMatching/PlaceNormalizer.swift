@@ -128,6 +128,34 @@ public enum PlaceNormalizer {
         return kept.isEmpty ? tokens : kept
     }
 
+    /// The words of a typed name that say which place it is, as typed: without kind words ("Bakery",
+    /// "Ravintola", also mistyped), articles, connecting words, company forms, and a trailing locality that is
+    /// one of `localities` (see ``trailingLocality(of:localities:)``). "Vamq Bakery" → "Vamq"; "Mito Bistro
+    /// Helsinki" with Helsinki among the localities → "Mito". The whole name when nothing distinctive would
+    /// remain ("The Bar"); "Vio Gallery" → "Vio", "Tola Sushi" → "Tola". The lookup's free id probe asks the paid source about these words only: the place
+    /// meant carries each of them (or a word one slip from it), while a kind word also fits every other
+    /// place of that kind nearby.
+    public static func distinctiveWords(of name: String, localities: [String] = []) -> String {
+        var words = name.split(whereSeparator: \.isWhitespace).map(String.init)
+        if let split = trailingLocality(of: name, localities: localities) {
+            var dropped = 0
+            let localityWords = split.locality.split(separator: " ").count
+            while dropped < localityWords, words.count > 1, let last = words.popLast() {
+                dropped += max(1, normalize(last).split(separator: " ").count)
+            }
+            if words.count > 1, normalize(words[words.count - 1]) == "in" { words.removeLast() }
+        }
+        // Kind words here are wider than the matcher's generic words: also a kind of venue ("Sushi") and any
+        // category a user may type ("Gallery", "Museum"), as bench/decoy_rates.py counts them.
+        let kept = words.filter { word in
+            nameTokens(word).contains {
+                $0 != "the" && !connectingWords.contains($0) && !articles.contains($0) && genericClass($0) == nil
+                    && !legalSuffixes.contains($0) && !kindWords.contains($0) && !CategoryWords.isCategoryPhrase($0)
+            }
+        }
+        return (kept.isEmpty ? words : kept).joined(separator: " ")
+    }
+
     /// The category classes a name's generic words announce ("Ravintola Savoy" → restaurant), so
     /// "Savoy Restaurant" agrees with it while "Savoy Bar" conflicts.
     static func genericClasses(_ tokens: [String]) -> Set<String> {

@@ -1,6 +1,7 @@
 import BudgetLedger
 import Foundation
 import PlacesCore
+import PlacesMatching
 
 /// Settling a doubtful cheap answer for free before paying for it.
 ///
@@ -10,7 +11,9 @@ import PlacesCore
 /// for free: Text Search with the IDs-only field mask (`places.id`, billed $0, ids cacheable indefinitely).
 /// Two such probes, restricted to a square around the user:
 ///
-/// 1. the words typed: exactly one id means the costly source knows one place those words fit here;
+/// 1. the distinctive words typed (``PlaceNormalizer/distinctiveWords(of:localities:)``: without kind words,
+///    articles, company forms and the city): exactly one id means the costly source knows one place those
+///    words fit here;
 /// 2. the cheap candidate's own name: its first (most relevant) id is that candidate as the costly source
 ///    lists it.
 ///
@@ -20,8 +23,19 @@ import PlacesCore
 /// place the costly source finds for the words is another (the namesake meant, whose name fits the words
 /// where the candidate's does not by the costly source's own rules).
 ///
+/// **Why the distinctive words only.** The place meant carries each distinctive word typed, or a word one
+/// slip from it ("Vamq Bakery" for "Vama Bakery"), whatever else it is called; a probe on those words therefore
+/// finds every such place the costly source knows, the candidate and any namesake it lacks alike. A kind word
+/// adds nothing to tell them apart and, searched for, fits every "… Bakery" of the square, so (1) would never
+/// count one. Where it fails: a slip in the kind word itself ("Vama Bakrey") leaves the distinctive word
+/// exact, and the probe then asks for it alone, as for a bare name; a place meant that does not carry the
+/// distinctive word typed (a nickname, a word the user misremembers by more than one slip) is outside what any
+/// probe on the words can find, and the costly source's own answer would not name it either.
+///
 /// Only a candidate in doubt because of its name is probed: scored again as if its own name had been typed,
-/// it must be a `match`, so distance, phone, address and kind of place already agree.
+/// it must be a `match`, so distance, phone, address and kind of place already agree. It is either `review`
+/// for the question, or holds every word typed ("Kasa" for "Kasa Gallery", which the matcher scores
+/// `nonMatch` because "Gallery" is no kind word it strips).
 enum IDProbe {
     /// The cheap candidate a probe may settle, and the score it earns when settled.
     struct Candidate: Sendable {
@@ -30,6 +44,9 @@ enum IDProbe {
         /// The candidate's score with its own name typed: what the question scores once the probe shows the
         /// words typed name it and nothing else.
         var settledScore: CandidateScore
+        /// The matcher found the candidate's name may be the one typed (`review`), rather than only holding every
+        /// word typed: a namesake farther off then shares its core name, which bounds the square (``halfSide``).
+        var nameFits = true
     }
 
     /// The provider answers a probe, and for nothing.
@@ -38,23 +55,37 @@ enum IDProbe {
     }
 
     /// The probe's reach either side of the point: ``LookupPolicy/probeHalfSide`` when every word typed is a
-    /// word of the candidate's name, folded ("mito" of "Mito Bistro"), and the candidate lies within it (a
-    /// namesake farther off then shares the words with the candidate, so the paid answer could not make it the
-    /// answer); ``LookupPolicy/probeHalfSideForOtherWords`` otherwise.
-    static func halfSide(_ query: MatchQuery, _ candidate: Place, policy: LookupPolicy) -> Double {
-        let words = Set(TextFolding.fold(candidate.name).split { !$0.isLetter && !$0.isNumber })
-        let asked = TextFolding.fold(query.name).split { !$0.isLetter && !$0.isNumber }
-        let inside = query.near.map { GeoMath.distance($0, candidate.coordinate) <= policy.probeHalfSide } ?? false
-        return inside && !asked.isEmpty && asked.allSatisfy(words.contains) ? policy.probeHalfSide : policy.probeHalfSideForOtherWords
+    /// word of the candidate's name, folded ("mito" of "Mito Bistro"), the matcher found its name may be the one
+    /// typed, and the candidate lies within it (a namesake farther off then shares the words and the core name
+    /// with the candidate, so the paid answer could not make it the answer);
+    /// ``LookupPolicy/probeHalfSideForOtherWords`` otherwise. A candidate that only holds the words ("Kasa
+    /// Gallery" for "Kasa") is no namesake of a "Kasa" 400 m off in the matcher's eyes, so that one could be
+    /// the paid answer: the square reaches as far as an exact name is accepted.
+    static func halfSide(_ query: MatchQuery, _ candidate: Candidate, policy: LookupPolicy) -> Double {
+        let inside = query.near.map { GeoMath.distance($0, candidate.place.coordinate) <= policy.probeHalfSide } ?? false
+        return inside && candidate.nameFits && holdsEveryWordTyped(query.name, candidate.place.name)
+            ? policy.probeHalfSide : policy.probeHalfSideForOtherWords
     }
 
-    /// The one candidate of an answer that a probe may settle: the best, `review`, not ambiguous, a `match` when
-    /// scored with its own name as the question's, and carrying every required field; `nil` otherwise.
+    /// Every word typed, folded, is a word of the name ("Kasa" of "Kasa Gallery").
+    static func holdsEveryWordTyped(_ typed: String, _ name: String) -> Bool {
+        let words = Set(TextFolding.fold(name).split { !$0.isLetter && !$0.isNumber })
+        let asked = TextFolding.fold(typed).split { !$0.isLetter && !$0.isNumber }
+        return !asked.isEmpty && asked.allSatisfy(words.contains)
+    }
+
+    /// The one candidate of an answer that a probe may settle, and `nil` when there is none: the best-scored
+    /// candidate that is `review`, or `nonMatch` while holding every word typed and more; not ambiguous; a
+    /// `match` when scored with its own name as the question's; carrying every required field.
     static func candidate(_ query: MatchQuery, scored: [(place: Place, score: CandidateScore)], provider: String,
                           scorer: any CandidateScorer, required: Set<PlaceField>, merger: PlaceMerger,
                           clock: () -> Date) -> Candidate? {
-        guard query.near != nil, let best = scored.first, best.score.verdict == .review, !best.score.ambiguous,
-              TextFolding.fold(best.place.name) != TextFolding.fold(query.name) else { return nil }
+        guard query.near != nil,
+              let best = scored.first(where: {
+                  $0.score.verdict == .review
+                      || ($0.score.verdict == .nonMatch && holdsEveryWordTyped(query.name, $0.place.name))
+              }),
+              !best.score.ambiguous, TextFolding.fold(best.place.name) != TextFolding.fold(query.name) else { return nil }
         var asNamed = query
         asNamed.name = best.place.name
         let places = scored.map(\.place)
@@ -65,7 +96,7 @@ enum IDProbe {
               required.allSatisfy(merged.has) else { return nil }
         var settled = rescored
         settled.reasons.append("+ name: the words typed fit no other place (free id probe)")
-        return Candidate(place: best.place, provider: provider, settledScore: settled)
+        return Candidate(place: best.place, provider: provider, settledScore: settled, nameFits: best.score.verdict == .review)
     }
 
     /// Asks `provider` the two probes through its decorators (metered at $0, cached), notes each in `steps`, and
@@ -90,22 +121,24 @@ enum IDProbe {
                 return nil
             }
         }
-        guard let typed = try await ask(query.name, limit: 2) else { return false }
+        let words = PlaceNormalizer.distinctiveWords(of: query.name,
+                                                     localities: [query.city, candidate.place.address?.city].compactMap { $0 })
+        guard let typed = try await ask(words, limit: 2) else { return false }
         guard typed.count == 1 else {
             let count = typed.isEmpty ? "no place" : "more than one place"
             steps.append(LookupStep(.probed, provider: provider.name,
-                                    "free id probe: \(count) fits \"\(query.name)\" \(area); paying", cost: .zero))
+                                    "free id probe: \(count) fits \"\(words)\" \(area); paying", cost: .zero))
             return false
         }
         guard let named = try await ask(candidate.place.name, limit: 1) else { return false }
         guard named.first == typed[0] else {
             steps.append(LookupStep(.probed, provider: provider.name,
-                                    "free id probe: one place fits \"\(query.name)\" \(area), but not the one listed as "
+                                    "free id probe: one place fits \"\(words)\" \(area), but not the one listed as "
                                         + "\"\(candidate.place.name)\"; paying", cost: .zero))
             return false
         }
         steps.append(LookupStep(.probed, provider: provider.name,
-                                "free id probe: one place fits \"\(query.name)\" \(area), the one listed as \"\(candidate.place.name)\"",
+                                "free id probe: one place fits \"\(words)\" \(area), the one listed as \"\(candidate.place.name)\"",
                                 cost: .zero))
         return true
     }

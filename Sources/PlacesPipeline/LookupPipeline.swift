@@ -21,7 +21,8 @@ public struct LookupPolicy: Sendable {
     /// the paid provider's free id probe whether those words fit one place only, and it (``IDProbe``).
     public var freeProbes: Bool
     /// Metres either side of the point that the probe's square reaches when every word typed is a word of the
-    /// candidate's name ("Mito" for "Mito Bistro") and the candidate is inside it: the matcher's farthest match for a name alone
+    /// candidate's name ("Mito" for "Mito Bistro"), the matcher found the names may be one (`review`), and the
+    /// candidate is inside it: the matcher's farthest match for a name alone
     /// (``PlacesMatching/MatchThresholds/maxDistance``, 150 m). A place farther off is accepted from the paid
     /// answer only as an exact name no other candidate shares, and the cheap candidate, which the paid source
     /// knows too, shares the words; so any place the paid answer could make the answer lies inside. A wider
@@ -236,7 +237,7 @@ public final class LookupPipeline: Sendable {
             if quote.cost > .zero, !probeTried, matched.isEmpty, let candidate = probeCandidate, IDProbe.offered(by: provider) {
                 probeTried = true
                 let settled = try await IDProbe.run(query, candidate: candidate, on: provider,
-                                                    halfSide: IDProbe.halfSide(query, candidate.place, policy: policy),
+                                                    halfSide: IDProbe.halfSide(query, candidate, policy: policy),
                                                     grid: policy.grid, steps: &steps, probes: &probes)
                 if settled {
                     matched.append(candidate.place)

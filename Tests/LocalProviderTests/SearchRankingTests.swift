@@ -69,6 +69,54 @@ import Testing
         #expect(try Self.index().search(text: "chemist", near: Self.helsinki).first?.id.description == "osm:node/12")
     }
 
+    /// An index where a category has thousands of members elsewhere, written before the few near Helsinki (so
+    /// they come first in row order), with the nearest ones' keywords as OSM writes them.
+    static func crowdedIndex() throws -> PlaceIndexStore {
+        let index = try PlaceIndexStore.inMemory()
+        let tampere = Coordinate(latitude: 61.4978, longitude: 23.7610)
+        try index.write { writer in
+            for i in 0..<6_000 {
+                let at = Coordinate(latitude: tampere.latitude + Double(i % 80) * 0.001, longitude: tampere.longitude + Double(i / 80) * 0.002)
+                let place = Place(id: PlaceID(provider: "osm", nativeID: "node/\(1_000 + i)"), name: "Ravintola \(i)", coordinate: at,
+                                  categories: ["amenity=restaurant"], category: "restaurant")
+                try writer.insert(place, kind: .poi, source: "pois", keywords: ["restaurant", "restaurant"], importance: 0.1)
+            }
+            let near = { (metres: Double) in Coordinate(latitude: helsinki.latitude + metres / 111_000, longitude: helsinki.longitude) }
+            for (id, metres, keywords, importance) in [
+                (3, 900.0, ["restaurant"], 0.1), (1, 120.0, ["nightclub;restaurant"], 0.1), (2, 450.0, ["restaurant"], 0.9),
+                (4, 60.0, ["food", "fast"], 0.1), (5, 80.0, ["fast", "food"], 0.1), (6, 30.0, ["fast casual food"], 0.1),
+            ] as [(Int, Double, [String], Double)] {
+                let place = Place(id: PlaceID(provider: "osm", nativeID: "node/\(id)"), name: "Place \(id)", coordinate: near(metres),
+                                  categories: [], category: nil)
+                try writer.insert(place, kind: .poi, source: "pois", keywords: keywords, importance: importance)
+            }
+            try writer.finishSource("pois", kind: "osm.pbf", places: 6_006, cities: 0)
+        }
+        return index
+    }
+
+    @Test func aCategoryFindsItsNearestMembersWhereverTheyAreInTheIndex() throws {
+        let index = try Self.crowdedIndex()
+        let found = try index.search(text: "restaurant", near: Self.helsinki, limit: 3)
+        #expect(found.map(\.id.description) == ["osm:node/1", "osm:node/2", "osm:node/3"],
+                "the three near Helsinki, nearest first (one tagged nightclub;restaurant), not three of the 6,000 in Tampere")
+        let within = try index.search(text: "restaurant", near: Self.helsinki, radius: 500, limit: 10)
+        #expect(within.map(\.id.description) == ["osm:node/1", "osm:node/2"])
+        let inTampere = try index.search(text: "restaurant", near: Coordinate(latitude: 61.4978, longitude: 23.7610), limit: 2)
+        #expect(inTampere.map(\.id.description) == ["osm:node/1000", "osm:node/1080"])
+    }
+
+    @Test func withoutAPointACategoryListsItsMostImportantMembers() throws {
+        let found = try Self.crowdedIndex().search(text: "restaurant", limit: 1)
+        #expect(found.map(\.id.description) == ["osm:node/2"], "importance 0.9, written after 6,001 members of importance 0.1")
+    }
+
+    @Test func aCategoryOfTwoWordsNeedsThemInARow() throws {
+        let found = try Self.crowdedIndex().search(text: "fast food", near: Self.helsinki, limit: 10)
+        #expect(found.map(\.id.description).first == "osm:node/5",
+                "the one member (keywords \"fast food\") before the nearer \"food fast\" and \"fast casual food\", which only match the words")
+    }
+
     @Test func anotherNameMatchesAndSaysWhichOne() throws {
         let found = try #require(try Self.index().search(text: "tukholma").first)
         #expect(found.name == "Stockholm")

@@ -36,6 +36,26 @@ import Testing
         #expect(PlaceNormalizer.coreName("Arts Delicatessen") == "arts")
     }
 
+    /// What the lookup's free id probe asks the paid source for: the words that say which place, as typed.
+    @Test func distinctiveWordsKeepTheWordsThatSayWhichPlaceAsTyped() {
+        #expect(PlaceNormalizer.distinctiveWords(of: "Vamq Bakery") == "Vamq")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Ravintola Savoy") == "Savoy")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Ravintoal Savoy") == "Savoy")  // a kind word mistyped is still one
+        #expect(PlaceNormalizer.distinctiveWords(of: "Fazer Café Oy") == "Fazer")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Oyster Bar, The") == "Oyster")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Maya Bar & Grill") == "Maya")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Vio Gallery") == "Vio")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Tola Sushi") == "Tola")
+        // The city goes only when it is one of the localities given (the query's, the candidate's).
+        #expect(PlaceNormalizer.distinctiveWords(of: "Mito Bistro Helsinki", localities: ["Helsinki"]) == "Mito")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Engel in Helsingfors", localities: ["Helsinki"]) == "Engel")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Café Paris", localities: ["Helsinki"]) == "Paris")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Hotel Helsinki", localities: ["Helsinki"]) == "Helsinki")
+        // Nothing distinctive: the whole name, as typed.
+        #expect(PlaceNormalizer.distinctiveWords(of: "The Bar") == "The Bar")
+        #expect(PlaceNormalizer.distinctiveWords(of: "Mito") == "Mito")
+    }
+
     @Test func aTrailingLocalityIsSplitOffOnlyWhenItIsOneOfTheGivenPlaces() {
         #expect(PlaceNormalizer.trailingLocality(of: "Kiasma Helsinki", localities: ["Helsinki"])?.name == "kiasma")
         #expect(PlaceNormalizer.trailingLocality(of: "Maya Bar, Kallio", localities: ["Kallio"])?.name == "maya bar")

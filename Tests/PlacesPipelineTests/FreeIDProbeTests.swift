@@ -40,7 +40,7 @@ struct FreeIDProbeTests {
         }
     }
 
-    static func rig(_ world: FakeGoogleTextSearch, freeProbes: Bool = true) async throws -> Rig {
+    static func rig(_ world: FakeGoogleTextSearch, local listed: [Place] = [localBistro], freeProbes: Bool = true) async throws -> Rig {
         let validator = try GoogleDiscoveryValidator()
         let google = try await FakeUpstream.start(handler: world.handler(validator: validator))
         let directory = try ScratchDirectory.lastingTheProcess("places-probe").url
@@ -48,7 +48,7 @@ struct FreeIDProbeTests {
         let client = HTTPClient(configuration: HTTPClientConfiguration(
             provider: "google", baseURL: google.baseURL, timeout: 5, userAgent: UserAgent.make(product: "places/0.0.0-test"),
             retry: RetryPolicy(maxAttempts: 1), secrets: [FakeRoutes.testKey]), errorReader: GoogleProvider.errorReader)
-        let local = CountingProvider(name: "local", places: [localBistro])
+        let local = CountingProvider(name: "local", places: listed, answersEveryName: true)
         let pipeline = LookupPipeline(providers: [local, GoogleProvider(client: client)], scorer: MatcherScorer(matcher: PlaceMatcher()),
                                       cache: try SQLiteLookupCacheStore(path: directory.appendingPathComponent("cache.sqlite")),
                                       ledger: ledger, policy: LookupPolicy(freeProbes: freeProbes))
@@ -122,6 +122,71 @@ struct FreeIDProbeTests {
         #expect(outcome.isAccepted && outcome.place?.id == PlaceID(provider: "google", nativeID: "ChIJmito"))
     }
 
+    // A slip typed with the kind word: "Vamaa Bakery" 20 m from the one "Vama Bakery" the local index lists, among
+    // other bakeries Google knows nearby.
+    static let localBakery = Place(id: PlaceID(provider: "osm", nativeID: "node/302"), name: "Vama Bakery",
+                                   coordinate: Coordinate(latitude: 60.17228, longitude: 24.94500), category: "bakery")
+    static let googleBakery = FakeGoogleTextSearch.Place(id: "ChIJvamabakery", name: "Vama Bakery",
+                                                         latitude: 60.17228, longitude: 24.94501, types: ["bakery"])
+    static let googleOtherBakery = FakeGoogleTextSearch.Place(id: "ChIJlumobakery", name: "Lumo Bakery",
+                                                              latitude: 60.17300, longitude: 24.94520, types: ["bakery"])
+
+    @Test("a slip typed with a kind word: only the distinctive word is probed, so other bakeries do not count; accepted, $0")
+    func typoWithKindWordProbesTheDistinctiveWord() async throws {
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBakery, Self.googleOtherBakery, Self.googleUnrelated]),
+                                     local: [Self.localBakery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Vamaa Bakery")
+        #expect(outcome.isAccepted && outcome.place?.id == Self.localBakery.id)
+        #expect(outcome.cost == .zero && outcome.calls["google"] == nil && outcome.probes["google"] == 2)
+        #expect(Self.textQueries(rig.google) == ["Vamaa", "Vama Bakery"])
+        // By Google's own rule, the whole name typed fits both bakeries: the probe on it could never settle.
+        #expect(FakeGoogleTextSearch(places: [Self.googleBakery, Self.googleOtherBakery]).answer(
+            "Vamaa Bakery", restriction: nil, center: nil).count == 2)
+    }
+
+    @Test("a slip typed with a kind word, and a namesake the local index lacks one slip away: Google is paid and finds it")
+    func typoWithKindWordBesideAMissingNamesakePays() async throws {
+        // "Vamaa" is one slip from "Vama" and from "Vamas": the place meant may be either.
+        let namesake = FakeGoogleTextSearch.Place(id: "ChIJvamasbakery", name: "Vamas Bakery", latitude: 60.17232,
+                                                  longitude: 24.94496, types: ["bakery"])
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBakery, namesake, Self.googleOtherBakery]),
+                                     local: [Self.localBakery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Vamaa Bakery")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 1)
+        #expect(Self.textQueries(rig.google).first == "Vamaa")
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Vamaa\"") })
+    }
+
+    // A bare name whose one cheap venue carries a word the matcher does not strip as a kind word: "Kasa" 15 m from
+    // "Kasa Gallery" (`nonMatch` on the name alone).
+    static let localGallery = Place(id: PlaceID(provider: "osm", nativeID: "node/303"), name: "Kasa Gallery",
+                                    coordinate: Coordinate(latitude: 60.17223, longitude: 24.94505), category: "gallery")
+    static let googleGallery = FakeGoogleTextSearch.Place(id: "ChIJkasagallery", name: "Kasa Gallery",
+                                                          latitude: 60.17222, longitude: 24.94506, types: ["art_gallery"])
+
+    @Test("a bare name held by the one venue nearby (nonMatch on the name alone): one id within 1 km, accepted, $0")
+    func bareNameHeldByOneVenueIsProbed() async throws {
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleGallery, Self.googleUnrelated]), local: [Self.localGallery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Kasa")
+        #expect(outcome.isAccepted && outcome.place?.id == Self.localGallery.id)
+        #expect(outcome.cost == .zero && outcome.calls["google"] == nil)
+        #expect(Self.textQueries(rig.google) == ["Kasa", "Kasa Gallery"])
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("within 1000 m") })
+    }
+
+    @Test("the same, with a place called Kasa 500 m off (the paid answer would take it): Google is paid")
+    func bareNameHeldByOneVenueWithAFarNamesakePays() async throws {
+        let far = FakeGoogleTextSearch.Place(id: "ChIJkasa", name: "Kasa", latitude: 60.17210 + 500 / 111_320.0,
+                                             longitude: 24.94500)
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleGallery, far]), local: [Self.localGallery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Kasa")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 1)
+    }
+
     @Test("with free probes off, the doubtful answer pays as before and no probe is sent")
     func probesOff() async throws {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro]), freeProbes: false)
@@ -158,6 +223,16 @@ struct IDProbeCandidateTests {
         #expect(probed?.place.name == "Mito Bistro" && probed?.settledScore.verdict == .match)
     }
 
+    @Test("a bare name held by a venue whose other word the matcher keeps (nonMatch) is probed over 1 km")
+    func bareNameHeldByTheName() throws {
+        let probed = try #require(Self.candidate("Kasa", [Self.place("Kasa Gallery", metres: 15, category: "gallery")]))
+        #expect(probed.settledScore.verdict == .match && !probed.nameFits)
+        #expect(IDProbe.halfSide(MatchQuery(name: "Kasa", near: Self.user), probed, policy: LookupPolicy()) == 1_000)
+        // A nonMatch that does not hold every word typed is no candidate.
+        #expect(Self.candidate("Kasi", [Self.place("Kasa Gallery", metres: 15, category: "gallery")]) == nil)
+        #expect(Self.candidate("Kasa Books", [Self.place("Kasa Gallery", metres: 15, category: "gallery")]) == nil)
+    }
+
     @Test("a name typed as listed is already a match: nothing to probe")
     func exactName() {
         #expect(Self.candidate("Mito Bistro", [Self.place("Mito Bistro", metres: 15)]) == nil)
@@ -171,13 +246,16 @@ struct IDProbeCandidateTests {
     @Test("the square is 150 m for the candidate's own words nearby, 1 km for a slip or a candidate farther off")
     func reach() throws {
         let policy = LookupPolicy()
-        let near = Self.place("Mito Bistro", metres: 15), far = Self.place("Mito Bistro", metres: 400)
+        func listed(_ place: Place) -> IDProbe.Candidate {
+            IDProbe.Candidate(place: place, provider: "local", settledScore: CandidateScore(score: 1, verdict: .match))
+        }
+        let near = listed(Self.place("Mito Bistro", metres: 15)), far = listed(Self.place("Mito Bistro", metres: 400))
         let query = MatchQuery(name: "Mito", near: Self.user)
         #expect(IDProbe.halfSide(query, near, policy: policy) == 150)
         #expect(IDProbe.halfSide(query, far, policy: policy) == 1_000)
         #expect(IDProbe.halfSide(MatchQuery(name: "Mtio", near: Self.user), near, policy: policy) == 1_000)
         // Probed at 400 m all the same: by its own name it is an exact name no other candidate shares within 1 km.
-        #expect(try #require(Self.candidate("Mito", [far])).settledScore.verdict == .match)
+        #expect(try #require(Self.candidate("Mito", [far.place])).settledScore.verdict == .match)
     }
 
     @Test("an ambiguous question is not probed: the cheap source already shows two places")

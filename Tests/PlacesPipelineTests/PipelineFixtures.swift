@@ -16,9 +16,14 @@ final class CountingProvider: PlaceProvider, @unchecked Sendable {
     private var places: [Place]
     private var failure: ProviderError?
     private var callCount = 0
+    /// Answers every question with all its places, as an index that forgives a slip returns the place typed
+    /// one letter off; otherwise only the places whose name holds the first word typed.
+    private let answersEveryName: Bool
 
-    init(name: String, pricePerCall: MicroDollars = .zero, cacheTerms: CacheTerms = .unlimited, places: [Place] = []) {
+    init(name: String, pricePerCall: MicroDollars = .zero, cacheTerms: CacheTerms = .unlimited, places: [Place] = [],
+         answersEveryName: Bool = false) {
         self.name = name
+        self.answersEveryName = answersEveryName
         self.pricePerCall = pricePerCall
         self.cacheTerms = cacheTerms
         self.places = places
@@ -40,7 +45,7 @@ final class CountingProvider: PlaceProvider, @unchecked Sendable {
         await Task.yield()
         if let failure { throw failure }
         let folded = TextFolding.fold(query.name)
-        return places.filter { TextFolding.fold($0.name).contains(folded.split(separator: " ").first.map(String.init) ?? folded) }
+        return places.filter { answersEveryName || TextFolding.fold($0.name).contains(folded.split(separator: " ").first.map(String.init) ?? folded) }
             .map { $0.attributed(to: name, at: Date(timeIntervalSince1970: 1_790_000_000)) }
     }
 }
