@@ -8,6 +8,13 @@
 // has a folder of its own under Sources/.
 import PackageDescription
 
+/// For the targets that import FoundationNetworking: with the Swift standard library linked statically (the
+/// release build, see README), importing it asks the linker for `-lcurl`, which would load libcurl and its ~30
+/// libraries at every start. LibcurlOnDemand defines the libcurl functions FoundationNetworking calls and loads
+/// libcurl on the first one, so the request is dropped. (With the shared Foundation libraries, as in debug
+/// builds and tests, libFoundationNetworking.so needs libcurl itself and this changes nothing.)
+let libcurlLoadedOnDemand: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"])]
+
 let package = Package(
     name: "places",
     platforms: [.macOS(.v14)],
@@ -91,8 +98,9 @@ let package = Package(
         // MARK: Region downloads (`places data`): Geofabrik extracts and GeoNames dumps, resumable and checked.
         .target(
             name: "RegionData",
-            dependencies: ["PlacesCore", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Sources/RegionData"),
+            dependencies: ["PlacesCore", "LibcurlOnDemand", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Sources/RegionData",
+            swiftSettings: libcurlLoadedOnDemand),
 
         // MARK: Provider plugins.
         // zlib for PBF blobs, .gz dumps and .zip entries.
@@ -101,10 +109,13 @@ let package = Package(
             name: "LocalProvider",
             dependencies: ["PlacesCore", "PlaceIndex", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             path: "Providers/Local"),
+        // libcurl (under URLSession) loaded on first use, not at every process start; see LibcurlOnDemand.c.
+        .target(name: "LibcurlOnDemand", path: "Sources/LibcurlOnDemand"),
         .target(
             name: "ProviderHTTP",
-            dependencies: ["PlacesCore", .product(name: "Logging", package: "swift-log")],
-            path: "Providers/HTTP"),
+            dependencies: ["PlacesCore", "LibcurlOnDemand", .product(name: "Logging", package: "swift-log")],
+            path: "Providers/HTTP",
+            swiftSettings: libcurlLoadedOnDemand),
         .target(name: "GoogleProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Google"),
         .target(name: "YelpProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Yelp"),
         .target(name: "FoursquareProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Foursquare"),

@@ -4,12 +4,14 @@
 #   places details ID            (ID: the first result of that search)
 #   places spots list            (three saved spots)
 # in a home whose index is already built and whose stores exist (hyperfine's warm-up runs come first), next to
-# references in the same run: `true` (the cost of starting any process here) and `sqlite3` answering the same
-# full-text question from the same index file (a small C program that also opens the index and asks it).
+# references in the same run: `true` (the cost of starting any process here), a Swift program that prints one
+# line through Foundation, built like the release `places` (`-O -static-stdlib`: the floor for any Swift
+# process), and `sqlite3` answering the same full-text question from the same index file (a small C program that
+# also opens the index and asks it).
 # Prints, per command, the mean and median wall time and the mean CPU time (user + sys), in milliseconds.
 # Needs hyperfine, sqlite3 and jq (apt-get install hyperfine sqlite3 jq).
 #
-#   bash bench/cli.sh                            # builds places (release) into .build-release
+#   bash bench/cli.sh                            # builds places (release, static Swift stdlib) into .build-release
 #   PLACES=/path/to/places RUNS=200 bash bench/cli.sh
 set -euo pipefail
 
@@ -21,13 +23,18 @@ for tool in hyperfine sqlite3 jq; do
 done
 if [[ -z ${PLACES:-} ]]; then
   SCRATCH=${SCRATCH:-$ROOT/.build-release}
-  echo "building places (release) …" >&2
-  swift build -c release --scratch-path "$SCRATCH" --product places >&2
+  echo "building places (release, static Swift stdlib: the shipped build, see README) …" >&2
+  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product places >&2
   PLACES=$SCRATCH/release/places
 fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export PLACES_HOME=$WORK/home
+
+# The Swift floor: Foundation linked as places links it, one line printed.
+printf 'import Foundation\nprint("hello \\(Date().timeIntervalSince1970 > 0)")\n' >"$WORK/hello.swift"
+swiftc -O -static-stdlib "$WORK/hello.swift" -o "$WORK/swift-hello" 2>"$WORK/hello.log" \
+  || { cat "$WORK/hello.log" >&2; echo "bench/cli.sh: could not build the Swift reference program" >&2; exit 1; }
 
 # The warm home: the index built from the bundled data, three spots saved, every store opened once.
 "$PLACES" index >/dev/null 2>&1
@@ -45,6 +52,7 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores; $RUNS runs 
 FTS="SELECT p.id, p.name FROM place_fts JOIN place p ON p.rowid = place_fts.rowid WHERE place_fts MATCH 'maya* bar*' LIMIT 10"
 hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" --export-json "$WORK/runs.json" \
   -n true "true" \
+  -n swift-hello "$WORK/swift-hello" \
   -n sqlite3-fts "sqlite3 $PLACES_HOME/index.sqlite \"$FTS\"" \
   -n search "$PLACES search \"maya bar\" --near 60.1721,24.9450 --json" \
   -n details "$PLACES details $ID" \

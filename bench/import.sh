@@ -6,7 +6,7 @@
 # Each import runs in a fresh copy of a home that already holds the bundled index, so only the import is timed.
 # Needs osmium-tool and GNU time (apt-get install osmium-tool time); the product itself never uses them.
 #
-#   bash bench/import.sh                         # builds places (release) into .build-bench-import
+#   bash bench/import.sh                         # builds places (release, static Swift stdlib) into .build-bench-import
 #   PLACES=/path/to/places RUNS=5 bash bench/import.sh
 set -euo pipefail
 
@@ -18,8 +18,8 @@ for tool in osmium /usr/bin/time; do
 done
 if [[ -z ${PLACES:-} ]]; then
   SCRATCH=${SCRATCH:-$ROOT/.build-bench-import}
-  echo "building places (release) …" >&2
-  swift build -c release --scratch-path "$SCRATCH" --product places >&2
+  echo "building places (release, static Swift stdlib: the shipped build, see README) …" >&2
+  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product places >&2
   PLACES=$SCRATCH/release/places
 fi
 WORK=$(mktemp -d)

@@ -28,8 +28,8 @@ done
 if [ -n "${PLACES_BIN:-}" ]; then
   BIN=$PLACES_BIN  # an already built binary, e.g. an older commit's for a before/after in the same session
 else
-  echo "building places (release) …" >&2
-  swift build -c release --scratch-path "$SCRATCH" --product places >&2
+  echo "building places (release, static Swift stdlib: the shipped build, see README) …" >&2
+  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product places >&2
   BIN="$SCRATCH/release/places"
 fi
 

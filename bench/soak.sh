@@ -16,8 +16,8 @@ WORKERS=${WORKERS:-12}
 
 command -v python3 >/dev/null || { echo "bench/soak.sh: python3 is not installed" >&2; exit 2; }
 if [ -z "${PLACES_BIN:-}" ]; then
-  echo "building places (release) …" >&2
-  swift build -c release --scratch-path "$SCRATCH" --product places >&2
+  echo "building places (release, static Swift stdlib: the shipped build, see README) …" >&2
+  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product places >&2
   PLACES_BIN="$SCRATCH/release/places"
 fi
 
