@@ -191,6 +191,12 @@ enum PipelineBenchmark {
                         let meant = world.places[item.truth].name
                         FileHandle.standardError.write(Data(
                             "\(label): asked \"\(item.request.query.name)\" for \(meant), accepted \(got), score \(outcome.match?.score ?? 0)\n".utf8))
+                        // Where the user, the square's centre, the place meant and the one accepted were, and why.
+                        let near = item.request.query.near ?? world.places[item.truth].coordinate
+                        let places = [item.truth] + (outcome.place.map { [world.truth(of: $0)] } ?? [])
+                        FileHandle.standardError.write(Data(("  user \(near); center \(LookupPolicy().grid.snap(near)); "
+                            + places.map { "\(world.places[$0].name) at \(world.places[$0].coordinate), \(Int(GeoMath.distance(near, world.places[$0].coordinate))) m" }.joined(separator: "; ")
+                            + "\n  " + outcome.steps.map(\.description).joined(separator: "\n  ") + "\n").utf8))
                     }
                 }
             } else if outcome.place != nil {

@@ -107,6 +107,18 @@ enum IDProbe {
         guard let near = query.near else { return false }
         let center = grid.snap(near)
         let area = "within \(Int(halfSide)) m"
+        // The square is centred on the point snapped to the grid (so repeats share the cached probes), not on the
+        // user: a candidate 150 m from the user may lie outside it. The one id the words fit inside may then be a
+        // namesake that the probe on the candidate's own name also ranks first (a tie on the words, the candidate
+        // listed under another name), and the candidate would be accepted for it: such a candidate is not settled.
+        let (low, high) = ProbeQuery(text: query.name, center: center, halfSide: halfSide, limit: 1).corners
+        let at = candidate.place.coordinate
+        guard (low.latitude...high.latitude).contains(at.latitude), (low.longitude...high.longitude).contains(at.longitude) else {
+            steps.append(LookupStep(.probed, provider: provider.name,
+                                    "no free id probe: \(candidate.place.name) lies outside the square \(area) of the point; paying",
+                                    cost: .zero))
+            return false
+        }
         func ask(_ text: String, limit: Int) async throws -> [String]? {
             do {
                 probes[provider.name, default: 0] += 1

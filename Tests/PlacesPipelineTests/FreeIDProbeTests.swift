@@ -187,6 +187,26 @@ struct FreeIDProbeTests {
         #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 1)
     }
 
+    @Test("a candidate outside the square around the snapped point is not probed: a namesake inside it could be taken for it")
+    func candidateOutsideTheSquarePays() async throws {
+        // The square is centred 42 m south of the user (the point snapped to the 100 m grid); the hotel, listed in
+        // Finnish by the local index and in English by Google, is 125 m north of the user (167 m from the centre),
+        // the museum Rojosu the user means 20 m south.
+        let north = 125 / 111_320.0
+        let hotel = Place(id: PlaceID(provider: "osm", nativeID: "node/304"), name: "Rojosu Hotelli",
+                          coordinate: Coordinate(latitude: Self.user.latitude + north, longitude: Self.user.longitude), category: "hotel")
+        let googleHotel = FakeGoogleTextSearch.Place(id: "ChIJrojosuhotel", name: "Rojosu Hotel", latitude: Self.user.latitude + north,
+                                                     longitude: Self.user.longitude, types: ["lodging"])
+        let museum = FakeGoogleTextSearch.Place(id: "ChIJrojosu", name: "Rojosu", latitude: Self.user.latitude - 20 / 111_320.0,
+                                                longitude: Self.user.longitude, types: ["museum"])
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [googleHotel, museum]), local: [hotel])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("rojosu")
+        #expect(outcome.place?.id != hotel.id || !outcome.isAccepted)
+        #expect(outcome.calls["google"] == 1 && outcome.probes["google"] == nil)
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("outside the square") })
+    }
+
     @Test("with free probes off, the doubtful answer pays as before and no probe is sent")
     func probesOff() async throws {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro]), freeProbes: false)
