@@ -8,9 +8,10 @@
 // has a folder of its own under Sources/.
 import PackageDescription
 
-/// For the targets that import FoundationNetworking: with the Swift standard library linked statically (the
-/// release build, see README), importing it asks the linker for `-lcurl`, which would load libcurl and its ~30
-/// libraries at every start. LibcurlOnDemand defines the libcurl functions FoundationNetworking calls and loads
+/// For the targets that import FoundationNetworking, and every target above them that links into `places` or
+/// `places-bench` (an import of ProviderHTTP carries FoundationNetworking's link request along): with the Swift
+/// standard library linked statically (the release build, see README), it asks the linker for `-lcurl`, which
+/// would load libcurl and its ~30 libraries at every start. LibcurlOnDemand defines the libcurl functions FoundationNetworking calls and loads
 /// libcurl on the first one, so the request is dropped. (With the shared Foundation libraries, as in debug
 /// builds and tests, libFoundationNetworking.so needs libcurl itself and this changes nothing.)
 let libcurlLoadedOnDemand: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"])]
@@ -116,10 +117,10 @@ let package = Package(
             dependencies: ["PlacesCore", "LibcurlOnDemand", .product(name: "Logging", package: "swift-log")],
             path: "Providers/HTTP",
             swiftSettings: libcurlLoadedOnDemand),
-        .target(name: "GoogleProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Google"),
-        .target(name: "YelpProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Yelp"),
-        .target(name: "FoursquareProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Foursquare"),
-        .target(name: "NominatimProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Nominatim"),
+        .target(name: "GoogleProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Google", swiftSettings: libcurlLoadedOnDemand),
+        .target(name: "YelpProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Yelp", swiftSettings: libcurlLoadedOnDemand),
+        .target(name: "FoursquareProvider", dependencies: ["PlacesCore", "PlacesHours", "ProviderHTTP"], path: "Providers/Foursquare", swiftSettings: libcurlLoadedOnDemand),
+        .target(name: "NominatimProvider", dependencies: ["PlacesCore", "ProviderHTTP"], path: "Providers/Nominatim", swiftSettings: libcurlLoadedOnDemand),
 
         // MARK: Configuration, pipeline, application.
         .target(name: "PlacesConfig", dependencies: ["PlacesCore", "TOMLKit"], path: "Sources/PlacesConfig"),
@@ -139,7 +140,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/PlacesApp",
-            resources: [.copy("Resources/EmbeddedData")]),
+            resources: [.copy("Resources/EmbeddedData")],
+            swiftSettings: libcurlLoadedOnDemand),
         // MARK: The Redis protocol (RESP2) codec: framing only, no commands, no application.
         .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")], path: "Sources/RESP"),
         .target(
@@ -155,7 +157,8 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            path: "Sources/PlacesServer"),
+            path: "Sources/PlacesServer",
+            swiftSettings: libcurlLoadedOnDemand),
         .executableTarget(
             name: "PlacesCLI",
             dependencies: [
@@ -168,7 +171,8 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            path: "Sources/PlacesCLI"),
+            path: "Sources/PlacesCLI",
+            swiftSettings: libcurlLoadedOnDemand),
         .executableTarget(
             name: "PlacesBenchmarks",
             dependencies: [
@@ -178,7 +182,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            path: "Sources/PlacesBenchmarks"),
+            path: "Sources/PlacesBenchmarks",
+            swiftSettings: libcurlLoadedOnDemand),
 
         // MARK: Fuzzing. `bash Tests/Fuzz/run.sh` builds PlacesFuzz with libFuzzer (`-sanitize=fuzzer,address
         // -DFUZZING`) into .build-fuzz; in a plain build it is a replay tool: `PlacesFuzz <target> <file>…`.

@@ -7,9 +7,10 @@
 //
 // How: the executable defines the libcurl functions FoundationNetworking calls (every `curl_*` symbol
 // `nm -u lib_CFURLSessionInterface.a` lists in the toolchain's swift_static). Each one loads libcurl.so.4 with
-// dlopen on the first call and forwards to the real function. The Swift targets that import FoundationNetworking
-// are compiled with `-disable-autolink-library curl` (Package.swift), so with the Swift standard library linked
-// statically nothing asks for -lcurl and libcurl is no longer a DT_NEEDED entry: `ldd places` does not list it.
+// dlopen on the first call and forwards to the real function. The Swift targets that import FoundationNetworking,
+// and those above them (the import's link request travels with them), are compiled with
+// `-disable-autolink-library curl` (Package.swift), so with the Swift standard library linked statically nothing
+// asks for -lcurl and libcurl is no longer a DT_NEEDED entry: `ldd places` does not list it.
 // In a build against the shared Foundation libraries (debug, tests), libFoundationNetworking.so needs libcurl
 // itself and calls it directly; these functions are linked but unused.
 //
