@@ -284,7 +284,8 @@ struct LocalSearch {
                 ?? nearestMembers(category, around: near, within: radius)
         }
         let withRest = keywords + " AND " + FullTextQuery.all(phrase.rest, prefixAll: true)
-        var found = try members(matching: withRest, around: near, within: radius, cap: nil) ?? []
+        var found = try near.map { try members(matching: withRest, around: $0, within: radius, cap: nil) ?? [] }
+            ?? mostImportantMembers(matching: withRest)
         if found.isEmpty, anchorAllowed,
            let anchor = try ranked(FullTextQuery.all(phrase.rest, prefixAll: true)).first,
            let place = try PlaceRow.fetch(db, rowids: [anchor.rowid]).first {
@@ -307,7 +308,7 @@ struct LocalSearch {
     /// country holds tens of thousands of restaurants, and the first few thousand read in row order need
     /// not hold the nearest).
     private func nearestMembers(_ category: CategoryKeywords, around center: Coordinate, within: Double?) throws -> [Hit] {
-        var found: [(hit: Hit, distance: Double, importance: Double)] = []
+        var found: [Member] = []
         var seen = Set<Int64>()
         var inner: BoundingBox?
         var boxRadius = within ?? 250
@@ -331,7 +332,7 @@ struct LocalSearch {
                 guard seen.insert(rowid).inserted, category.contains(row[4]) else { continue }
                 let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
                 if let within, distance > within { continue }
-                found.append((Hit(rowid: rowid, score: 1 + 1 / (1 + distance / 1_000)), distance, row[3]))
+                found.append(Member(rowid: rowid, distance: distance, importance: row[3]))
             }
             // The box holds the circle of its radius but for rounding at high latitudes: members within 90 % of
             // it are all read, so when `limit` of them are, no member outside can be nearer than the page's last.
@@ -341,8 +342,21 @@ struct LocalSearch {
             inner = box
             boxRadius *= 2
         }
-        found.sort { ($0.distance, -$0.importance) < ($1.distance, -$1.importance) }
-        return found.prefix(limit).map(\.hit)
+        return nearestFirst(found)
+    }
+
+    /// A category member read with its distance from the point searched around.
+    private struct Member {
+        var rowid: Int64
+        var distance: Double
+        var importance: Double
+    }
+
+    /// The page of members: nearest first, importance only between equally near ones.
+    private func nearestFirst(_ members: [Member]) -> [Hit] {
+        members.sorted { ($0.distance, -$0.importance) < ($1.distance, -$1.importance) }.prefix(limit).map {
+            Hit(rowid: $0.rowid, score: 1 + 1 / (1 + $0.distance / 1_000))
+        }
     }
 
     /// Without a point: the category's most important members.
@@ -358,9 +372,9 @@ struct LocalSearch {
     }
 
     /// Every place `match` finds (a category's keywords, perhaps with other words), nearest `center` first
-    /// (only those within `limitRadius` metres), most important first without a point; nil when more than
-    /// `cap` match, for the caller to find the nearest another way.
-    private func members(matching match: String, around center: Coordinate?, within limitRadius: Double?, cap: Int?) throws -> [Hit]? {
+    /// (only those within `limitRadius` metres); nil when more than `cap` match, for the caller to find the
+    /// nearest another way.
+    private func members(matching match: String, around center: Coordinate, within limitRadius: Double?, cap: Int?) throws -> [Hit]? {
         var sql = """
             SELECT p.rowid, p.lat, p.lon, p.importance FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
             WHERE place_fts MATCH ?
@@ -370,19 +384,12 @@ struct LocalSearch {
         if let cap { sql += " LIMIT \(cap + 1)" }
         let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         if let cap, rows.count > cap { return nil }
-        var hits: [Hit] = []
-        var tieBreak: [Int64: Double] = [:]
-        for row in rows {
-            let importance: Double = row[3]
-            guard let center else { hits.append(Hit(rowid: row[0], score: 1 + importance)); continue }
+        let found = rows.compactMap { row -> Member? in
             let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
-            if let limitRadius, distance > limitRadius { continue }
-            hits.append(Hit(rowid: row[0], score: 1 + 1 / (1 + distance / 1_000)))
-            tieBreak[row[0]] = importance
+            if let limitRadius, distance > limitRadius { return nil }
+            return Member(rowid: row[0], distance: distance, importance: row[3])
         }
-        // Nearest first; importance only between equally near members (and orders them without a point).
-        hits.sort { $0.score != $1.score ? $0.score > $1.score : tieBreak[$0.rowid, default: 0] > tieBreak[$1.rowid, default: 0] }
-        return Array(hits.prefix(limit))
+        return nearestFirst(found)
     }
 
     /// The most important places whose main name begins with `prefix` (one to three letters), from
