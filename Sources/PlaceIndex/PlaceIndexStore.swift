@@ -20,7 +20,13 @@ public final class PlaceIndexStore: Sendable {
     let database: any DatabaseWriter
 
     /// Opens (creating if needed) the index at `path`, in WAL mode so readers never wait for an import.
-    public init(path: URL) throws {
+    /// - Parameter concurrentReaders: `true` for a pool whose reads run in parallel (`places serve`); `false` for
+    ///   one connection, for a process that asks a question or two and exits. GRDB's pool writes to the file as
+    ///   it opens whenever the `-wal` file is missing (it creates and drops a table, then syncs), and SQLite
+    ///   removes that file when the last connection closes, so with a pool every read-only command wrote to
+    ///   the index and waited for four syncs. A single connection that finds the file in WAL mode writes nothing,
+    ///   and it also spares the second connection's set-up (the pool's writer plus a reader).
+    public init(path: URL, concurrentReaders: Bool = true) throws {
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -29,16 +35,23 @@ public final class PlaceIndexStore: Sendable {
             // spill to the WAL mid-transaction and are read back. 64 MB is allocated only as used.
             try db.execute(sql: "PRAGMA cache_size = -65536")
         }
-        database = try DatabasePool(path: path.path, configuration: configuration)
+        if concurrentReaders {
+            database = try DatabasePool(path: path.path, configuration: configuration)
+        } else {
+            let queue = try DatabaseQueue(path: path.path, configuration: configuration)
+            // A no-op (no write) when the file is already in WAL mode; a new file is switched once.
+            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            database = queue
+        }
         try Self.migrator.migrate(database)
     }
 
     /// Opens the index at `path` and checks that the file is whole, or throws ``PlaceIndexDamage`` when
     /// it is not a usable database (truncated, overwritten, not SQLite): the cue to set it aside and rebuild.
     /// The check is cheap (the header's page count against the file's size, and one read of each table).
-    public static func openVerified(path: URL) throws -> PlaceIndexStore {
+    public static func openVerified(path: URL, concurrentReaders: Bool = true) throws -> PlaceIndexStore {
         do {
-            let store = try PlaceIndexStore(path: path)
+            let store = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders)
             try store.verify(path: path)
             return store
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
@@ -50,9 +63,8 @@ public final class PlaceIndexStore: Sendable {
         let (pages, pageSize) = try database.read { db in
             (try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0, try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0)
         }
-        let attributes = { (url: URL) in try? FileManager.default.attributesOfItem(atPath: url.path) }
-        let fileSize = (attributes(path)?[.size] as? NSNumber)?.int64Value ?? 0
-        let walSize = (attributes(URL(fileURLWithPath: path.path + "-wal"))?[.size] as? NSNumber)?.int64Value ?? 0
+        let fileSize = PlacesCore.fileSize(atPath: path.path) ?? 0
+        let walSize = PlacesCore.fileSize(atPath: path.path + "-wal") ?? 0
         // With an empty WAL every page lives in the main file; a shorter file lost its end.
         if walSize == 0, fileSize < pages * pageSize {
             throw PlaceIndexDamage(path: path, reason: "truncated: \(fileSize) of \(pages * pageSize) bytes")

@@ -17,7 +17,9 @@ enum LocalIndexSetup {
     /// did: how the tests show that a failed build leaves nothing behind and the next run recovers.
     static let faultVariable = "PLACES_TEST_FAIL_BUILD_AFTER"
 
-    static func open(_ environment: PlacesEnvironment, notice: (String) -> Void) throws -> PlaceIndexStore {
+    /// - Parameter lifetime: a serving process reads the index through a pool of connections, one command through one.
+    static func open(_ environment: PlacesEnvironment, lifetime: ProcessLifetime, notice: (String) -> Void) throws -> PlaceIndexStore {
+        let concurrentReaders = lifetime == .serving
         let path = environment.indexDatabase
         let lock = try ExclusiveFileLock(path: URL(fileURLWithPath: path.path + ".lock"))
         defer { lock.release() }
@@ -25,11 +27,11 @@ enum LocalIndexSetup {
         let index: PlaceIndexStore
         var damaged = false
         do {
-            index = try PlaceIndexStore.openVerified(path: path)
+            index = try PlaceIndexStore.openVerified(path: path, concurrentReaders: concurrentReaders)
         } catch let damage as PlaceIndexDamage {
             let aside = try setAside(path)
             notice("places: \(damage.description); moved it to \(aside.lastPathComponent) and rebuilding it from the bundled data …")
-            index = try PlaceIndexStore(path: path)
+            index = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders)
             damaged = true
         }
         if !damaged {
@@ -56,8 +58,7 @@ enum LocalIndexSetup {
         var missing: [String] = [], outdated: [String] = []
         for name in EmbeddedData.files {
             guard let source = recorded[name] else { missing.append(name); continue }
-            let bytes = (try? FileManager.default.attributesOfItem(atPath: try EmbeddedData.url(name).path)[.size] as? NSNumber)?
-                .int64Value
+            let bytes = (try? EmbeddedData.url(name)).flatMap { fileSize(atPath: $0.path) }
             if source.format != PlaceIndexStore.format || (bytes != nil && source.bytes != bytes) { outdated.append(name) }
         }
         if !missing.isEmpty { return "is incomplete (\(missing.joined(separator: ", ")) missing: an earlier build was cut short)" }

@@ -48,13 +48,13 @@ public final class PlacesApplication: Sendable {
 
     private init(environment: PlacesEnvironment, configuration: PlacesConfiguration, settings: PipelineSettings,
                  shared: SharedDatabase?, notice: @escaping @Sendable (String) -> Void, logger: Logger?,
-                 transport: (any HTTPTransport)?, remembersCacheHits: Bool, clock: @escaping @Sendable () -> Date) {
+                 transport: (any HTTPTransport)?, lifetime: ProcessLifetime, clock: @escaping @Sendable () -> Date) {
         self.environment = environment
         self.configuration = configuration
         self.settings = settings
         sharedDatabase = shared
         self.clock = clock
-        let stores = StoreFactory(environment: environment, settings: settings, shared: shared, clock: clock)
+        let stores = StoreFactory(environment: environment, settings: settings, shared: shared, lifetime: lifetime, clock: clock)
         let indexStore = OpenedOnce { try stores.openIndex(notice: notice) }
         let cacheStore = OpenedOnce { try stores.openCache() }
         let ledgerStore = OpenedOnce { try stores.openLedger() }
@@ -77,7 +77,7 @@ public final class PlacesApplication: Sendable {
             let chain = settings.chain.compactMap { name in usable.first { $0.name == name } }
             let thresholds = MatchThresholds(accept: settings.acceptThreshold, review: settings.reviewThreshold)
             let cache = try cacheStore.get()
-            let front = remembersCacheHits
+            let front = lifetime == .serving
                 ? CacheHitFront<LookupOutcome>(refreshInterval: cache.configuration.touchInterval) : nil
             return LookupPipeline(providers: chain, scorer: MatcherScorer(matcher: PlaceMatcher(thresholds: thresholds)),
                                   cache: cache, ledger: try ledgerStore.get(),
@@ -92,10 +92,10 @@ public final class PlacesApplication: Sendable {
     ///     (the CLI prints them on stderr).
     ///   - logger: where paid calls and budget denials are logged (the server's log).
     ///   - transport: replaces URLSession for every provider (tests, benchmarks).
-    ///   - remembersCacheHits: answers repeated LOOKUP cache hits from memory while the cache's change stamp stays
-    ///     the same (``CacheHitFront``): for a long-running process (`places serve`), not one lookup per process.
+    ///   - lifetime: ``ProcessLifetime/serving`` for a long-running process (`places serve`), which opens the stores
+    ///     for parallel requests and remembers cache hits; the default is one command, then exit.
     public static func open(_ environment: PlacesEnvironment, notice: @escaping @Sendable (String) -> Void = { _ in },
-                            logger: Logger? = nil, transport: (any HTTPTransport)? = nil, remembersCacheHits: Bool = false,
+                            logger: Logger? = nil, transport: (any HTTPTransport)? = nil, lifetime: ProcessLifetime = .oneCommand,
                             clock: @escaping @Sendable () -> Date = { Date() }) throws -> PlacesApplication {
         let configuration = try PlacesConfiguration.load(environment)
         let settings = try PipelineSettings(configuration: configuration)
@@ -103,7 +103,7 @@ public final class PlacesApplication: Sendable {
         try environment.createDirectories()
         return PlacesApplication(environment: environment, configuration: configuration, settings: settings,
                                  shared: shared, notice: notice, logger: logger, transport: transport,
-                                 remembersCacheHits: remembersCacheHits, clock: clock)
+                                 lifetime: lifetime, clock: clock)
     }
 
     // MARK: Parts, opened on first use.
@@ -408,11 +408,33 @@ extension LocalProvider {
 }
 
 /// The data shipped inside the package: the Helsinki OSM extract and a worldwide GeoNames cities list.
+/// How long the process that opens the application lives: what its stores are opened for.
+public enum ProcessLifetime: Sendable {
+    /// One command, then exit (the CLI): the index through one connection, which opens without writing.
+    case oneCommand
+    /// Many requests over time (`places serve`): the index through a pool whose reads run in parallel, and
+    /// repeated LOOKUP cache hits answered from memory while the cache's change stamp stays the same
+    /// (``CacheHitFront``).
+    case serving
+}
+
 enum EmbeddedData {
     static let files = ["helsinki.osm.pbf", "geonames-cities15000.txt.gz"]
 
+    /// The bundled files' folder. SwiftPM puts a target's resources in `places_PlacesApp.resources` beside the
+    /// executable, and the README's install keeps them there, so that is looked for first: `Bundle.module` would
+    /// create `Bundle.main`, which on Linux reads every entry of the executable's directory (2.6 ms of a
+    /// `places search` whose binary sat in a 1,400-entry directory). `Bundle.module` stays the fallback.
+    private static let directory: URL? = {
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let beside = URL(fileURLWithPath: executable).deletingLastPathComponent()
+                .appendingPathComponent("places_PlacesApp.resources/EmbeddedData", isDirectory: true)
+            if FileManager.default.fileExists(atPath: beside.path) { return beside }
+        }
+        return Bundle.module.resourceURL?.appendingPathComponent("EmbeddedData", isDirectory: true)
+    }()
+
     static func url(_ name: String) throws -> URL {
-        let directory = Bundle.module.resourceURL?.appendingPathComponent("EmbeddedData", isDirectory: true)
         guard let url = directory?.appendingPathComponent(name), FileManager.default.fileExists(atPath: url.path) else {
             throw InputError("the bundled data file \(name) is missing from this build; reinstall places")
         }

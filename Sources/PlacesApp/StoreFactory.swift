@@ -18,11 +18,12 @@ struct StoreFactory: Sendable {
     /// The shared database when `PLACES_DATABASE_URL` (or `[storage] url`) is set: then the cache, the ledger and
     /// the spots live there, shared with every instance pointed at it; the local index stays a local file.
     let shared: SharedDatabase?
+    let lifetime: ProcessLifetime
     let clock: @Sendable () -> Date
 
     /// The local place index, built from the bundled data on first use and repaired when damaged.
     func openIndex(notice: (String) -> Void) throws -> PlaceIndexStore {
-        try opening(in: environment.dataDirectory) { try LocalIndexSetup.open(environment, notice: notice) }
+        try opening(in: environment.dataDirectory) { try LocalIndexSetup.open(environment, lifetime: lifetime, notice: notice) }
     }
 
     /// The TTL lookup cache (also where provider answers are kept within their terms).

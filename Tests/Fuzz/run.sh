@@ -22,7 +22,7 @@ targets=("$@")
 
 if [ -z "${FUZZ_SKIP_BUILD:-}" ]; then
     mkdir -p "$scratch"
-    echo "fuzz: building PlacesFuzz with -sanitize=fuzzer,address (release) into $scratch" >&2
+    echo "fuzz: $(date -u +%H:%M:%S) building PlacesFuzz with -sanitize=fuzzer,address (release) into $scratch" >&2
     build_start=$(date +%s)
     if ! swift build -c release --scratch-path "$scratch" --product PlacesFuzz \
         -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >"$scratch/build.log" 2>&1; then

@@ -60,6 +60,22 @@ import Testing
         #expect(after.stderr.isEmpty, "\(after.stderr)")
     }
 
+    /// A warm search only reads the index. It used to open it through GRDB's pool, which creates and drops a table
+    /// whenever the `-wal` file is missing (as it is after every command): SQLite's schema version went up by two,
+    /// with four syncs, on every `places search`.
+    @Test func aSearchWritesNothingToTheIndex() throws {
+        let cli = try CLIHarness.fresh()
+        try expectWholeIndex(try cli.run("reverse", "60.1699,24.9384", "--json"))
+        let path = cli.home.appendingPathComponent("index.sqlite").path
+        let schemaVersion = { try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA schema_version") } }
+        let before = try #require(try schemaVersion())
+        for _ in 0..<2 {
+            let search = try cli.run("search", "maya bar", "--near", "60.1721,24.9450", "--json")
+            #expect(search.status == 0 && search.stdoutText.contains("Maya"), "\(search.stderr)")
+        }
+        #expect(try schemaVersion() == before)
+    }
+
     @Test func aTruncatedIndexFileIsSetAsideAndRebuilt() throws {
         let cli = try CLIHarness.fresh()
         try expectWholeIndex(try cli.run("reverse", "60.1699,24.9384", "--json"))

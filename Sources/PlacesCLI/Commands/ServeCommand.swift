@@ -142,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
             // are built, through swift-metrics, and they must land in the registry /metrics shows.
             let metricsRegistry = metricsPort.map { _ in PrometheusCollectorRegistry() }
             if let metricsRegistry { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metricsRegistry)) }
-            let app = try PlacesApplication.open(environment, notice: { printError($0) }, logger: logger, remembersCacheHits: true)
+            let app = try PlacesApplication.open(environment, notice: { printError($0) }, logger: logger, lifetime: .serving)
             try app.openLocalIndex()
             let application = ServerApplication(
                 places: .success(app),
