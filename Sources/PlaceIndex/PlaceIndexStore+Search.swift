@@ -153,46 +153,90 @@ struct LocalSearch {
         }
     }
 
-    /// Places around `center` with a name word beginning with `prefix`, best first: the box of 1 km around
-    /// it, then, when that holds fewer than `limit`, the ring out to 5 km (the R*Tree skips the inner box's
-    /// entries before their rows are read, so nothing is read twice). Scored like
-    /// ``ranked(_:within:around:nameWordStartingWith:)`` with near, a main name that begins with the
-    /// prefix counting as the best match.
+    /// Places around `center` with a name word beginning with `prefix`, best first: those in the box of 1 km
+    /// around it, or, when that holds fewer than `limit`, every one within 5 km. Scored like
+    /// ``ranked(_:within:around:nameWordStartingWith:)`` with near, a main name that begins with the prefix
+    /// counting as the best match.
+    ///
+    /// The places are read one of two ways, whichever reads fewer rows; both find the same places (but for
+    /// the R*Tree's rounding of box edges to 32-bit floats, which may let in a place centimetres outside). A
+    /// prefix few names share ("bur", "kia": hundreds of names in a country) is read through the full-text
+    /// index, every place with a name word that begins with it, wherever it is, and those outside the 5 km
+    /// box are dropped. A prefix many names share ("hel", "ma") is read from the R*Tree: the 1 km box, then
+    /// the ring out to 5 km (the R*Tree skips the inner box's entries before their rows are read). Reading
+    /// a 5 km ring in a city costs tens of thousands of rows (~32,000 at the scale benchmark's centre),
+    /// which is why a rare prefix does not take that road.
     private func neighbours(around center: Coordinate, namedWith prefix: String) throws -> [Hit] {
-        var hits: [(hit: Hit, distance: Double)] = []
         let outerRadius = 5_000.0
         let inner = GeoMath.boundingBox(around: center, radius: 1_000)
         let outer = GeoMath.boundingBox(around: center, radius: outerRadius)
         let nameTest = """
-            p.kind != 'address' AND (substr(p.search_name, 1, length(?1)) = ?1 OR instr(p.search_name, ' ' || ?1) > 0
-                OR instr(p.search_alt, ' ' || ?1) > 0)
+            p.kind != 'address' AND (substr(p.search_name, 1, length(?)) = ? OR instr(p.search_name, ' ' || ?) > 0
+                OR instr(p.search_alt, ' ' || ?) > 0)
             """
-        let columns = "p.rowid, p.lat, p.lon, p.importance, substr(p.search_name, 1, length(?1)) = ?1, p.search_name = ?1"
-        let inside = "r.max_lat >= ?2 AND r.min_lat <= ?3 AND r.max_lon >= ?4 AND r.min_lon <= ?5"
-        let boxArguments = { (box: BoundingBox) -> StatementArguments in
-            [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+        let nameArguments: StatementArguments = [prefix, prefix, prefix, prefix]
+        let columns = "p.lat, p.lon, p.importance, substr(p.search_name, 1, length(?)) = ?, p.search_name = ?"
+        let columnArguments: StatementArguments = [prefix, prefix, prefix]
+        var found: [(hit: Hit, distance: Double, inInnerBox: Bool)] = []
+        func take(_ row: Row, inInnerBox isInner: Bool) {
+            let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
+            guard isInner || distance <= outerRadius else { return }
+            let relevance: Double = row[4] ? 1 : 0.7
+            let score = 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * (row[3] as Double) + (row[5] ? 0.15 : 0)
+            found.append((Hit(rowid: row[0], score: score), distance, isInner))
         }
-        let steps: [(sql: String, arguments: StatementArguments)] = [
-            ("SELECT \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inside) AND \(nameTest)",
-             [prefix] + boxArguments(inner)),
-            ("""
-             SELECT \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inside)
-               AND NOT (r.min_lat >= ?6 AND r.max_lat <= ?7 AND r.min_lon >= ?8 AND r.max_lon <= ?9) AND \(nameTest)
-             """, [prefix] + boxArguments(outer) + boxArguments(inner)),
-        ]
-        for step in steps {
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: step.sql), arguments: step.arguments)
+        if try namesStarting(with: prefix, fewerThan: Self.fewNamesForNeighbours) {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT p.rowid, \(columns) FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
+                WHERE place_fts MATCH ? AND p.lat BETWEEN ? AND ? AND p.lon BETWEEN ? AND ? AND \(nameTest)
+                """), arguments: columnArguments + [FullTextQuery.names(FullTextQuery.quoted(prefix) + "*", brand: false),
+                  outer.minLatitude, outer.maxLatitude, outer.minLongitude, outer.maxLongitude] + nameArguments)
             while let row = try rows.next() {
-                let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
-                guard distance <= outerRadius else { continue }
-                let relevance: Double = row[4] ? 1 : 0.7
-                let score = 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * (row[3] as Double) + (row[5] ? 0.15 : 0)
-                hits.append((Hit(rowid: row[0], score: score), distance))
+                take(row, inInnerBox: inner.contains(Coordinate(latitude: row[1], longitude: row[2])))
             }
-            if hits.count >= limit { break }
+            if found.filter(\.inInnerBox).count >= limit { found.removeAll { !$0.inInnerBox } }
+        } else {
+            var readingInnerBox = true
+            try PlacesAround(db: db, center: center, columns: columns, columnArguments: columnArguments, condition: nameTest,
+                             arguments: nameArguments)
+                .read(radii: [1_000, outerRadius]) { row in take(row, inInnerBox: readingInnerBox) } enough: { _ in
+                    readingInnerBox = false
+                    return found.count >= limit
+                }
         }
-        hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
-        return hits.map(\.hit)
+        found.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
+        return found.map(\.hit)
+    }
+
+    /// Up to this many names beginning with a prefix are read through the full-text index by
+    /// ``neighbours(around:namedWith:)``: each costs a row read (~1 µs), as each entry of the R*Tree's
+    /// 1 km box does, and a city centre's 1 km box holds a few thousand.
+    static let fewNamesForNeighbours = 2_000
+
+    /// Whether fewer than `count` places have a main or other name with a word beginning with `prefix`, known
+    /// without reading them all. Only for a prefix of ASCII letters and digits of two or more: the full-text
+    /// index then holds every such word under the prefix (its two- and three-letter prefix indexes; ASCII
+    /// letters and digits are token characters it keeps as they are), so its prefix query finds every place
+    /// the SQL name test in ``neighbours(around:namedWith:)`` accepts. The prefix index counts every column's
+    /// words; counting it first (cheap, entries only) bounds the count of names (which the column filter
+    /// finds by skipping through every column's entries).
+    private func namesStarting(with prefix: String, fewerThan count: Int) throws -> Bool {
+        guard prefix.utf8.count >= 2,
+              prefix.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return false }
+        let anyColumn = FullTextQuery.quoted(prefix) + "*"
+        // Skipping through ten times `count` entries of other columns costs about what reading `count` rows does.
+        let entries = try fullTextMatches(anyColumn, upTo: 10 * count)
+        if entries < count { return true }
+        if entries >= 10 * count { return false }
+        return try fullTextMatches(FullTextQuery.names(anyColumn, brand: false), upTo: count) < count
+    }
+
+    /// How many places `match` finds, counted up to `limit` only, in the full-text index alone (no row is read):
+    /// what decides between reading a word's places and reading another way.
+    private func fullTextMatches(_ match: String, upTo limit: Int) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM place_fts WHERE place_fts MATCH ? LIMIT ?)"),
+                         arguments: [match, limit]) ?? 0
     }
 
     // MARK: Ranking
@@ -309,39 +353,17 @@ struct LocalSearch {
     /// not hold the nearest).
     private func nearestMembers(_ category: CategoryKeywords, around center: Coordinate, within: Double?) throws -> [Hit] {
         var found: [Member] = []
-        var seen = Set<Int64>()
-        var inner: BoundingBox?
-        var boxRadius = within ?? 250
-        let filterSQL = filter.map { " AND " + $0.sql } ?? ""
-        while true {
-            let box = GeoMath.boundingBox(around: center, radius: boxRadius)
-            var sql = """
-                SELECT p.rowid, p.lat, p.lon, p.importance, p.keywords FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
-                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.keywords != ''
-                """
-            var arguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
-            if let inner {
-                sql += " AND NOT (r.min_lat >= ? AND r.max_lat <= ? AND r.min_lon >= ? AND r.max_lon <= ?)"
-                arguments += [inner.minLatitude, inner.maxLatitude, inner.minLongitude, inner.maxLongitude]
-            }
-            sql += filterSQL
-            if let filter { arguments += filter.arguments }
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-            while let row = try rows.next() {
-                let rowid: Int64 = row[0]
-                guard seen.insert(rowid).inserted, category.contains(row[4]) else { continue }
+        try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance, p.keywords",
+                         condition: "p.keywords != ''" + (filter.map { " AND " + $0.sql } ?? ""), arguments: filter?.arguments ?? [])
+            .read(radii: within.map { [$0] } ?? PlacesAround.doubling(from: 250, upTo: nil)) { row in
+                guard category.contains(row[4]) else { return }
                 let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
-                if let within, distance > within { continue }
-                found.append(Member(rowid: rowid, distance: distance, importance: row[3]))
+                if let within, distance > within { return }
+                found.append(Member(rowid: row[0], distance: distance, importance: row[3]))
+            } enough: { boxRadius in
+                // When `limit` members are settled, no member outside the box can be nearer than the page's last.
+                PlacesAround.settled(found.map(\.distance), boxRadius: boxRadius) >= limit
             }
-            // The box holds the circle of its radius but for rounding at high latitudes: members within 90 % of
-            // it are all read, so when `limit` of them are, no member outside can be nearer than the page's last.
-            let settled = found.filter { $0.distance <= 0.9 * boxRadius }.count
-            let wholeWorld = box.minLatitude <= -90 && box.maxLatitude >= 90
-            if within != nil || settled >= limit || wholeWorld { break }
-            inner = box
-            boxRadius *= 2
-        }
         return nearestFirst(found)
     }
 
@@ -375,15 +397,19 @@ struct LocalSearch {
     /// (only those within `limitRadius` metres); nil when more than `cap` match, for the caller to find the
     /// nearest another way.
     private func members(matching match: String, around center: Coordinate, within limitRadius: Double?, cap: Int?) throws -> [Hit]? {
+        if let cap {
+            // Counted in the full-text index alone first: when there are more, reading `cap` rows only to
+            // drop them cost more than the nearest members do (a bare "cafe" in a country). The count may
+            // include places `--category` then drops; the nearest members are the same page either way.
+            if try fullTextMatches(match, upTo: cap + 1) > cap { return nil }
+        }
         var sql = """
             SELECT p.rowid, p.lat, p.lon, p.importance FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
             WHERE place_fts MATCH ?
             """
         var arguments: StatementArguments = [match]
         restrict(&sql, &arguments, to: nil)
-        if let cap { sql += " LIMIT \(cap + 1)" }
         let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
-        if let cap, rows.count > cap { return nil }
         let found = rows.compactMap { row -> Member? in
             let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
             if let limitRadius, distance > limitRadius { return nil }
@@ -551,8 +577,8 @@ enum FullTextQuery {
         }.joined(separator: " AND ")
     }
 
-    /// `match` restricted to the names (main, other and brand), as suggestions want.
-    static func names(_ match: String) -> String {
-        "{search_name search_alt brand} : (" + match + ")"
+    /// `match` restricted to the names (main, other and, with `brand`, the brand), as suggestions want.
+    static func names(_ match: String, brand: Bool = true) -> String {
+        (brand ? "{search_name search_alt brand} : (" : "{search_name search_alt} : (") + match + ")"
     }
 }

@@ -9,13 +9,17 @@ import PlacesMatching
 /// `review`: the place meant may be a namesake the cheap source lacks, and nothing in the question tells. The
 /// costly provider knows (its coverage includes the cheap source's), and Google answers one question about it
 /// for free: Text Search with the IDs-only field mask (`places.id`, billed $0, ids cacheable indefinitely).
-/// Two such probes, restricted to a square around the user:
+/// Two such questions (three probes at most), restricted to a square around the user:
 ///
 /// 1. the distinctive words typed (``PlaceNormalizer/distinctiveWords(of:localities:)``: without kind words,
 ///    articles, company forms and the city): exactly one id means the costly source knows one place those
 ///    words fit here;
 /// 2. the cheap candidate's own name: its first (most relevant) id is that candidate as the costly source
 ///    lists it.
+///
+/// Real searches add loosely related results, so when (1) gives two ids or more the words are asked again over
+/// a square twice as wide: an id of (1) that the wider search does not return is no place the words fit (one
+/// inside the first square would come back), and is dropped (``run(_:candidate:on:halfSide:grid:steps:probes:)``).
 ///
 /// When the one id of (1) is the first of (2), the only place the words fit is the cheap candidate, and it is
 /// accepted without the paid call. Anything else (no id, two or more, another first id, a failed probe) pays as
@@ -99,9 +103,26 @@ enum IDProbe {
         return Candidate(place: best.place, provider: provider, settledScore: settled, nameFits: best.score.verdict == .review)
     }
 
-    /// Asks `provider` the two probes through its decorators (metered at $0, cached), notes each in `steps`, and
-    /// says whether the candidate is settled. A failed probe settles nothing and is no failure of the lookup:
-    /// the paid call that follows is asked as before.
+    /// Google's largest page of Text Search results: a probe answered with this many ids may have left some out.
+    static let pageSize = 20
+
+    /// Asks `provider` the probes through its decorators (metered at $0, cached), notes each in `steps`, and says
+    /// whether the candidate is settled. A failed probe settles nothing and is no failure of the lookup: the
+    /// paid call that follows is asked as before.
+    ///
+    /// 1. The distinctive words over the square around the point snapped to the grid.
+    /// 2. Only when (1) gave two ids or more: the same words over a square twice as wide, same centre. A place
+    ///    the words fit inside the first square is inside the second and fits there too, so the costly source
+    ///    returns it again unless that page is full; an id of (1) missing from (2) is a loosely related result
+    ///    (real searches add them), not a place the words fit, and is dropped. A full page drops nothing. So
+    ///    the ids kept still include every place the words fit in the square, and "exactly one" means what it
+    ///    meant without the rule.
+    /// 3. The candidate's own name over the first square: its first id must be the one id kept.
+    ///
+    /// Dropping cannot accept a candidate for a namesake ("rojosu" typed beside the museum Rojosu, the cheap source
+    /// listing only "Rojosu Hotelli"): the candidate lies inside the first square (checked before any probe), the
+    /// costly source lists it under a name carrying the words, so its id is in (1) and in the wider answer alike
+    /// and is never dropped; the namesake's id stays too, and two ids pay.
     static func run(_ query: MatchQuery, candidate: Candidate, on provider: any PlaceProvider, halfSide: Double,
                     grid: CoordinateGrid, steps: inout [LookupStep], probes: inout [String: Int]) async throws -> Bool {
         guard let near = query.near else { return false }
@@ -111,7 +132,7 @@ enum IDProbe {
         // user: a candidate 150 m from the user may lie outside it. The one id the words fit inside may then be a
         // namesake that the probe on the candidate's own name also ranks first (a tie on the words, the candidate
         // listed under another name), and the candidate would be accepted for it: such a candidate is not settled.
-        let (low, high) = ProbeQuery(text: query.name, center: center, halfSide: halfSide, limit: 1).corners
+        let (low, high) = ProbeQuery(text: query.name, center: center, halfSide: halfSide).corners
         let at = candidate.place.coordinate
         guard (low.latitude...high.latitude).contains(at.latitude), (low.longitude...high.longitude).contains(at.longitude) else {
             steps.append(LookupStep(.probed, provider: provider.name,
@@ -119,7 +140,7 @@ enum IDProbe {
                                     cost: .zero))
             return false
         }
-        func ask(_ text: String, limit: Int) async throws -> [String]? {
+        func ask(_ text: String, halfSide: Double, limit: Int) async throws -> [String]? {
             do {
                 probes[provider.name, default: 0] += 1
                 return try await provider.probe(ProbeQuery(text: text, center: center, halfSide: halfSide, limit: limit))
@@ -135,22 +156,32 @@ enum IDProbe {
         }
         let words = PlaceNormalizer.distinctiveWords(of: query.name,
                                                      localities: [query.city, candidate.place.address?.city].compactMap { $0 })
-        guard let typed = try await ask(words, limit: 2) else { return false }
-        guard typed.count == 1 else {
-            let count = typed.isEmpty ? "no place" : "more than one place"
+        guard let typed = try await ask(words, halfSide: halfSide, limit: pageSize) else { return false }
+        var fitting = typed
+        var dropped = 0
+        if typed.count >= 2 && typed.count < pageSize {
+            guard let wider = try await ask(words, halfSide: 2 * halfSide, limit: pageSize) else { return false }
+            if wider.count < pageSize {
+                fitting = typed.filter(wider.contains)
+                dropped = typed.count - fitting.count
+            }
+        }
+        let unrelated = dropped == 0 ? "" : " once \(dropped) loosely related result(s) missing from a square twice as wide are dropped"
+        guard fitting.count == 1 else {
+            let count = fitting.isEmpty ? "no place" : "more than one place"
             steps.append(LookupStep(.probed, provider: provider.name,
-                                    "free id probe: \(count) fits \"\(words)\" \(area); paying", cost: .zero))
+                                    "free id probe: \(count) fits \"\(words)\" \(area)\(unrelated); paying", cost: .zero))
             return false
         }
-        guard let named = try await ask(candidate.place.name, limit: 1) else { return false }
-        guard named.first == typed[0] else {
+        guard let named = try await ask(candidate.place.name, halfSide: halfSide, limit: 1) else { return false }
+        guard named.first == fitting[0] else {
             steps.append(LookupStep(.probed, provider: provider.name,
-                                    "free id probe: one place fits \"\(words)\" \(area), but not the one listed as "
+                                    "free id probe: one place fits \"\(words)\" \(area)\(unrelated), but not the one listed as "
                                         + "\"\(candidate.place.name)\"; paying", cost: .zero))
             return false
         }
         steps.append(LookupStep(.probed, provider: provider.name,
-                                "free id probe: one place fits \"\(words)\" \(area), the one listed as \"\(candidate.place.name)\"",
+                                "free id probe: one place fits \"\(words)\" \(area)\(unrelated), the one listed as \"\(candidate.place.name)\"",
                                 cost: .zero))
         return true
     }

@@ -169,6 +169,30 @@ import Testing
         #expect(!found.contains("geonames:3"), "Stockholm is not a k-name: Tukholma is not its main name")
     }
 
+    @Test func aShortPrefixNearAPointReadsTheSamePlacesWhicheverIndexItUses() throws {
+        let index = try PlaceIndexStore.inMemory()
+        let near = { (metres: Double) in Coordinate(latitude: Self.helsinki.latitude + metres / 111_000, longitude: Self.helsinki.longitude) }
+        try index.write { writer in
+            for (id, name, metres) in [(1, "Kauppahalli", 300.0), (2, "Kauppatori", 800), (3, "Vanha Kauppa", 100),
+                                       (4, "Kaupunginmuseo", 3_000), (5, "Kaupunki Far", 7_000), (6, "Lasipalatsi", 200)] {
+                let place = Place(id: PlaceID(provider: "osm", nativeID: "node/\(id)"), name: name, coordinate: near(metres))
+                try writer.insert(place, kind: .poi, source: "pois", importance: 0.1)
+            }
+            let street = Place(id: PlaceID(provider: "osm", nativeID: "node/7"), name: "Kauppakatu 1", coordinate: near(50))
+            try writer.insert(street, kind: .address, source: "pois")
+            try writer.finishSource("pois", kind: "osm.pbf", places: 6, cities: 0, addressPoints: 1)
+        }
+        // Score 0.45·(1, or 0.7 for a later word) + 0.35/(1 + km) + 0.2·0.1: Kauppahalli 0.739, Kauppatori 0.664,
+        // Vanha Kauppa 0.653, Kaupunginmuseo (3 km, outside the 1 km box, inside 5 km) 0.558; Kaupunki Far (7 km)
+        // only from the most important names after them. One letter reads the R*Tree, two and three the full-text index.
+        for prefix in ["k", "ka", "kau"] {
+            #expect(try index.suggest(prefix: prefix, near: Self.helsinki).map(\.id.description)
+                    == ["osm:node/1", "osm:node/2", "osm:node/3", "osm:node/4", "osm:node/5"], "\(prefix)")
+            #expect(try index.suggest(prefix: prefix, near: Self.helsinki, limit: 2).map(\.id.description)
+                    == ["osm:node/1", "osm:node/2"], "\(prefix): the 1 km box holds enough, nothing beyond it is read")
+        }
+    }
+
     @Test func twoLettersWithoutAPointCompleteTheMostImportantNames() throws {
         let found = try Self.index().suggest(prefix: "pa").map(\.id.description)
         #expect(found == ["geonames:1", "geonames:2", "osm:node/10"], "Paris (2.1 M), Paris, Texas, the restaurant Paris")

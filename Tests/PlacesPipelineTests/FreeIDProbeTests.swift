@@ -95,19 +95,67 @@ struct FreeIDProbeTests {
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Mito")
         #expect(outcome.isAccepted && outcome.place?.id == PlaceID(provider: "google", nativeID: "ChIJmito"))
-        #expect(outcome.cost > .zero && outcome.calls["google"] == 1 && outcome.probes["google"] == 1)
-        #expect(Self.textQueries(rig.google) == ["Mito", "Mito"])
+        // The words asked over the square, then over one twice as wide (both ids come back), then the paid call.
+        #expect(outcome.cost > .zero && outcome.calls["google"] == 1 && outcome.probes["google"] == 2)
+        #expect(Self.textQueries(rig.google) == ["Mito", "Mito", "Mito"])
         #expect(rig.google.requests.last?.header("X-Goog-FieldMask") != "places.id")
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place") })
     }
 
-    @Test("an unrelated result beside the one fitting place is a second id: Google is paid")
+    @Test("an unrelated result that a square twice as wide returns too counts as a second place: Google is paid")
     func noiseCountsAsAnotherPlace() async throws {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, Self.googleUnrelated], noise: 1))
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Mito")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero)
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
         #expect(outcome.place?.name == "Mito Bistro")
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Mito\"") })
+    }
+
+    /// 250 m north of the square's centre (the user snapped to the grid, 42 m south of the user): outside the
+    /// 150 m square, inside the one twice as wide, and listed before ``googleUnrelated``, so the fake's one
+    /// unrelated result is the café in the first square and this one in the second.
+    static let googleUnrelatedFarther = FakeGoogleTextSearch.Place(id: "ChIJlumo", name: "Lumo Books", latitude: 60.17397,
+                                                                   longitude: 24.94546, types: ["book_store"])
+
+    @Test("an unrelated result missing from a square twice as wide is dropped: one place fits, accepted, $0")
+    func noiseThatVanishesInTheWiderSquareIsDropped() async throws {
+        let world = FakeGoogleTextSearch(places: [Self.googleBistro, Self.googleUnrelatedFarther, Self.googleUnrelated], noise: 1)
+        // The premise, by the fake's own rule: the café comes back in the 150 m square, not in the 300 m one.
+        let center = LookupPolicy().grid.snap(Self.user)
+        func ids(_ halfSide: Double) -> [String] {
+            let (low, high) = ProbeQuery(text: "Mito", center: center, halfSide: halfSide).corners
+            return world.answer("Mito", restriction: ((low.latitude, low.longitude), (high.latitude, high.longitude)),
+                                center: (center.latitude, center.longitude)).map(\.id)
+        }
+        #expect(ids(150) == ["ChIJmitobistro", "ChIJsavy"] && ids(300) == ["ChIJmitobistro", "ChIJlumo"])
+        let rig = try await Self.rig(world)
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.isAccepted && outcome.place?.id == Self.localBistro.id)
+        #expect(outcome.cost == .zero && outcome.calls["google"] == nil && outcome.probes["google"] == 3)
+        #expect(Self.textQueries(rig.google) == ["Mito", "Mito", "Mito Bistro"])
+        let halfSides = rig.google.requests.compactMap { request -> Double? in
+            guard let rectangle = (request.jsonBody?["locationRestriction"] as? [String: Any])?["rectangle"] as? [String: Any],
+                  let low = rectangle["low"] as? [String: Any], let high = rectangle["high"] as? [String: Any],
+                  let south = low["latitude"] as? Double, let north = high["latitude"] as? Double else { return nil }
+            return ((north - south) / 2 * 111_195).rounded()
+        }
+        #expect(halfSides == [150, 300, 150])
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("1 loosely related result(s) missing") })
+    }
+
+    @Test("the wider square's page is full: nothing is dropped, since a fitting place may have been cut; Google is paid")
+    func fullWiderPageDropsNothing() async throws {
+        // Twenty places called "Mito …" in the wider square, outside the first: they outrank the café there.
+        let crowd = (0..<20).map { i in
+            FakeGoogleTextSearch.Place(id: "ChIJmito\(i)", name: "Mito \(i)", latitude: 60.17397, longitude: 24.94300 + Double(i) * 0.0001)
+        }
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, Self.googleUnrelated] + crowd, noise: 1))
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Mito\"") })
     }
 
     @Test("the one place Google finds for the words is not the one it lists under the candidate's name: Google is paid")
@@ -154,7 +202,7 @@ struct FreeIDProbeTests {
                                      local: [Self.localBakery])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Vamaa Bakery")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 1)
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
         #expect(Self.textQueries(rig.google).first == "Vamaa")
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Vamaa\"") })
     }
@@ -184,7 +232,20 @@ struct FreeIDProbeTests {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleGallery, far]), local: [Self.localGallery])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Kasa")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 1)
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+    }
+
+    /// "rojosu" typed beside the museum Rojosu (20 m south of the user), which the local index lacks; the hotel it
+    /// lists as "Rojosu Hotelli", which Google lists as "Rojosu Hotel", `metres` north of the user.
+    static func rojosu(hotelNorthOfUser metres: Double) -> (hotel: Place, googleHotel: FakeGoogleTextSearch.Place,
+                                                            museum: FakeGoogleTextSearch.Place) {
+        let latitude = user.latitude + metres / 111_320
+        return (Place(id: PlaceID(provider: "osm", nativeID: "node/304"), name: "Rojosu Hotelli",
+                      coordinate: Coordinate(latitude: latitude, longitude: user.longitude), category: "hotel"),
+                FakeGoogleTextSearch.Place(id: "ChIJrojosuhotel", name: "Rojosu Hotel", latitude: latitude, longitude: user.longitude,
+                                           types: ["lodging"]),
+                FakeGoogleTextSearch.Place(id: "ChIJrojosu", name: "Rojosu", latitude: user.latitude - 20 / 111_320.0,
+                                           longitude: user.longitude, types: ["museum"]))
     }
 
     @Test("a candidate outside the square around the snapped point is not probed: a namesake inside it could be taken for it")
@@ -192,19 +253,30 @@ struct FreeIDProbeTests {
         // The square is centred 42 m south of the user (the point snapped to the 100 m grid); the hotel, listed in
         // Finnish by the local index and in English by Google, is 125 m north of the user (167 m from the centre),
         // the museum Rojosu the user means 20 m south.
-        let north = 125 / 111_320.0
-        let hotel = Place(id: PlaceID(provider: "osm", nativeID: "node/304"), name: "Rojosu Hotelli",
-                          coordinate: Coordinate(latitude: Self.user.latitude + north, longitude: Self.user.longitude), category: "hotel")
-        let googleHotel = FakeGoogleTextSearch.Place(id: "ChIJrojosuhotel", name: "Rojosu Hotel", latitude: Self.user.latitude + north,
-                                                     longitude: Self.user.longitude, types: ["lodging"])
-        let museum = FakeGoogleTextSearch.Place(id: "ChIJrojosu", name: "Rojosu", latitude: Self.user.latitude - 20 / 111_320.0,
-                                                longitude: Self.user.longitude, types: ["museum"])
+        let (hotel, googleHotel, museum) = Self.rojosu(hotelNorthOfUser: 125)
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [googleHotel, museum]), local: [hotel])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("rojosu")
         #expect(outcome.place?.id != hotel.id || !outcome.isAccepted)
         #expect(outcome.calls["google"] == 1 && outcome.probes["google"] == nil)
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("outside the square") })
+    }
+
+    @Test("the hotel inside the square beside the museum meant: dropping the unrelated result keeps both, and Google is paid")
+    func droppingUnrelatedResultsKeepsTheNamesake() async throws {
+        // The "rojosu" case with the candidate inside the square: 100 m north of its centre, 58 m north of the user;
+        // the museum the user means 20 m south. Google lists the hotel under a name carrying the word typed, so
+        // the square twice as wide returns it again and it is never dropped: two places stay.
+        let (hotel, googleHotel, museum) = Self.rojosu(hotelNorthOfUser: 58)
+        let world = FakeGoogleTextSearch(places: [googleHotel, museum, Self.googleUnrelatedFarther, Self.googleUnrelated], noise: 1)
+        let rig = try await Self.rig(world, local: [hotel])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("rojosu")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        #expect(outcome.steps.contains {
+            $0.kind == .probed && $0.message.contains("more than one place fits \"rojosu\"") && $0.message.contains("1 loosely related")
+        })
+        #expect(outcome.place?.id != hotel.id || !outcome.isAccepted)
     }
 
     @Test("with free probes off, the doubtful answer pays as before and no probe is sent")

@@ -84,7 +84,10 @@ public struct LocalImporter: Sendable {
     public func importFiles(_ urls: [URL], progress: (@Sendable (ImportProgress) -> Void)? = nil,
                             afterEach: (ImportSummary) throws -> Void = { _ in }) throws -> [ImportSummary] {
         let heads = try urls.map(Self.head(of:))
-        return try index.write { writer in
+        // GeoNames dumps are bounded (allCountries: ~12 M rows); extracts can be any size, and the large one
+        // must import in < 1 GB.
+        let bounded = !heads.contains(where: Self.looksLikePBF)
+        return try index.write(statementJournalsInMemory: bounded) { writer in
             try zip(urls, heads).map { url, head in
                 let started = Date()
                 var summary = try importFile(url, head: head, into: writer, progress: progress)
@@ -149,7 +152,9 @@ public struct LocalImporter: Sendable {
         let reader = try OSMPBFReader(url: url)
         var summary = ImportSummary(file: fileName, kind: .osmPBF)
         do {
+            writer.markPhase("start")
             try writer.removeSource(fileName)
+            writer.markPhase("remove")
             var extractor = OSMPlaceExtractor(fileSize: reader.fileSize)
             var candidates: [OSMPlaceExtractor.Candidate] = []
             try reader.forEachElement(progress: { read, total in
@@ -202,7 +207,9 @@ public struct LocalImporter: Sendable {
         let fileName = url.lastPathComponent
         var summary = ImportSummary(file: fileName, kind: .geoNames)
         do {
+            writer.markPhase("start")
             try writer.removeSource(fileName)
+            writer.markPhase("remove")
             // Lines are parsed and each city's row and words prepared (folding its alternate names is most of
             // the work) on every core, a batch ahead of the inserts: this thread only reads and inserts.
             var inserts = PipelinedInsert<GeoNamesLine, Result<GeoNamesRow, InputError>> { line in
