@@ -217,7 +217,7 @@ public final class PreparedRecord: Sendable {
         "cafe": "cafe", "restaurant": "restaurant", "fast_food": "restaurant", "bar": "bar", "pub": "bar",
         "nightclub": "bar", "bakery": "bakery", "hotel": "hotel", "hostel": "hotel", "shop": "shop",
         "supermarket": "shop", "convenience": "shop", "clothes": "shop", "books": "books", "pharmacy": "pharmacy",
-        "gym": "spa", "sports": "spa",
+        "gym": "spa", "sports": "spa", "gallery": "gallery",
     ]
 
     private static let classBits: [String: Int] = Dictionary(
@@ -243,6 +243,7 @@ enum CategoryFamily: UInt8, Sendable {
         case "shop", "books": self = .shop
         case "pharmacy": self = .health
         case "spa": self = .leisure
+        case "gallery": self = .culture
         default: return nil
         }
     }
