@@ -1,3 +1,4 @@
+import Foundation
 import PlacesCore
 
 /// The fields two listings of a place are compared on: what a CSV row, a provider's answer or a
@@ -85,7 +86,11 @@ public final class PreparedRecord: Sendable {
     let houseNumber: String?
     let city: String?
     let category: String?
-    public var coordinate: Coordinate? { record.coordinate }
+    /// The record's point, kept beside its latitude in radians and that latitude's cosine, which the distance of
+    /// every pair needs (``distance(to:)``) and which would otherwise be worked out again for each.
+    public let coordinate: Coordinate?
+    private let latitudeRadians: Double
+    private let cosLatitude: Double
 
     let bytes: [UInt8]
     let sortedCount: Int
@@ -124,6 +129,9 @@ public final class PreparedRecord: Sendable {
 
     public init(_ record: MatchRecord, defaultRegion: String? = nil) {
         self.record = record
+        coordinate = record.coordinate
+        latitudeRadians = (record.coordinate?.latitude ?? 0) * .pi / 180
+        cosLatitude = cos(latitudeRadians)
         let tokens = PlaceNormalizer.nameTokens(record.name)
         let coreTokens = PlaceNormalizer.coreTokens(tokens)
         coreName = coreTokens.joined(separator: " ")
@@ -177,6 +185,17 @@ public final class PreparedRecord: Sendable {
         let callingCode = record.countryCode.flatMap(PhoneNumber.callingCode(region:))
             ?? normalizedPhone.flatMap(PhoneNumber.callingCode(e164:))
         countryKey = Self.key(callingCode)
+    }
+
+    /// ``GeoMath/distance(_:_:)`` between the two records' points, term for term, with the latitudes' radians and
+    /// cosines worked out once per record: `nil` when either has no point.
+    func distance(to other: PreparedRecord) -> Double? {
+        guard let a = coordinate, let b = other.coordinate else { return nil }
+        let dLat = other.latitudeRadians - latitudeRadians
+        let dLon = (b.longitude - a.longitude) * .pi / 180
+        let sinLat = sin(dLat / 2), sinLon = sin(dLon / 2)
+        let h = sinLat * sinLat + cosLatitude * other.cosLatitude * sinLon * sinLon
+        return 2 * GeoMath.earthRadiusMeters * asin(min(1, h.squareRoot()))
     }
 
     static func hash<S: Sequence<UInt8>>(_ codes: S) -> UInt64 {
