@@ -19,32 +19,29 @@ extension PlaceIndexStore {
     public func nearby(center: Coordinate, radius: Double, category: String? = nil, brand: String? = nil,
                        limit: Int = 20) throws -> [Place] {
         guard radius > 0, limit > 0 else { return [] }
-        let box = GeoMath.boundingBox(around: center, radius: radius)
-        // CROSS JOIN keeps the R*Tree as the outer loop; otherwise SQLite may scan every place.
-        var sql = """
-            SELECT p.rowid, p.lat, p.lon FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
-            WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?
-            """
-        var arguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
         let categoryFilter = CategoryFilter(category)
-        sql += categoryFilter?.wantsCities == true ? " AND p.kind = 'city'" : " AND p.kind = 'poi'"
+        var condition = categoryFilter?.wantsCities == true ? "p.kind = 'city'" : "p.kind = 'poi'"
+        var arguments: StatementArguments = []
         if let categoryFilter {
-            sql += " AND " + categoryFilter.sql
+            condition += " AND " + categoryFilter.sql
             arguments += categoryFilter.arguments
         }
         if let brand, !Self.brandKey(brand).isEmpty {
             let key = Self.brandKey(brand)
-            sql += " AND (\(Self.brandKeySQL("p.folded_brand")) = ? OR instr(\(Self.brandKeySQL("p.folded_name")), ?) > 0)"
+            condition += " AND (\(Self.brandKeySQL("p.folded_brand")) = ? OR instr(\(Self.brandKeySQL("p.folded_name")), ?) > 0)"
             arguments += [key, key]
         }
         return try database.read { db in
-            let nearest = try Row.fetchAll(db, sql: sql, arguments: arguments)
-                .map { row -> (rowid: Int64, distance: Double) in
-                    (row[0], GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2])))
+            // Boxes from 250 m up to the radius: a city's 1 km holds thousands of places, its 250 m enough for a page.
+            var found: [(rowid: Int64, distance: Double)] = []
+            try PlacesAround(db: db, center: center, columns: "p.lat, p.lon", condition: condition, arguments: arguments)
+                .read(radii: PlacesAround.doubling(from: min(radius, 250), upTo: radius)) { row in
+                    let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
+                    if distance <= radius { found.append((row[0], distance)) }
+                } enough: { boxRadius in
+                    PlacesAround.settled(found.map(\.distance), boxRadius: boxRadius) >= limit
                 }
-                .filter { $0.distance <= radius }
-                .sorted { $0.distance < $1.distance }
-                .prefix(limit)
+            let nearest = found.sorted { $0.distance < $1.distance }.prefix(limit)
             return try PlaceRow.fetch(db, rowids: nearest.map(\.rowid))
         }
     }
@@ -110,6 +107,80 @@ struct CategoryFilter {
         wantsCities = normalized == "city"
         sql = "(p.category = ? OR instr(char(10) || p.categories || char(10), char(10) || ? || char(10)) > 0)"
         arguments = [normalized ?? raw.lowercased(), raw.lowercased()]
+    }
+}
+
+/// Places around a point, read from the R*Tree in growing boxes: each box after the first reads only the ring
+/// outside the one before (the R*Tree skips the entries inside it before their rows are read), so a row is
+/// handed over once, even one on the inner box's edge that the R*Tree's 32-bit rounding puts in both.
+/// The caller says after each box whether it has read enough. What nearby, the nearest members of a
+/// category and suggestions near a point read, so that their cost follows the neighbourhood they need.
+struct PlacesAround {
+    let db: Database
+    let center: Coordinate
+    /// Read from `place p` after `p.rowid`, which comes first.
+    let columns: String
+    let columnArguments: StatementArguments
+    /// Which rows count, on `place p` (`AND`-ed to the box).
+    let condition: String
+    let arguments: StatementArguments
+
+    init(db: Database, center: Coordinate, columns: String, columnArguments: StatementArguments = [], condition: String,
+         arguments: StatementArguments) {
+        self.db = db
+        self.center = center
+        self.columns = columns
+        self.columnArguments = columnArguments
+        self.condition = condition
+        self.arguments = arguments
+    }
+
+    /// Reads the boxes of `radii` metres (growing) in turn, handing each row to `visit`, until `enough` (asked
+    /// after each box with its radius) says so or the last box is read.
+    func read(radii: [Double], _ visit: (Row) throws -> Void, enough: (_ boxRadius: Double) -> Bool) throws {
+        var inner: BoundingBox?
+        var seen = Set<Int64>()
+        for radius in radii {
+            let box = GeoMath.boundingBox(around: center, radius: radius)
+            // CROSS JOIN keeps the R*Tree as the outer loop; otherwise SQLite may scan every place.
+            var sql = """
+                SELECT p.rowid, \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
+                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?
+                """
+            var boxArguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+            if let inner {
+                sql += " AND NOT (r.min_lat >= ? AND r.max_lat <= ? AND r.min_lon >= ? AND r.max_lon <= ?)"
+                boxArguments += [inner.minLatitude, inner.maxLatitude, inner.minLongitude, inner.maxLongitude]
+            }
+            sql += " AND (\(condition))"
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: columnArguments + boxArguments + arguments)
+            while let row = try rows.next() {
+                if seen.insert(row[0]).inserted { try visit(row) }
+            }
+            if enough(radius) { return }
+            inner = box
+        }
+    }
+
+    /// Radii from `first` doubling up to `last` (the last box exactly `last`), or without `last` until a box
+    /// holds the whole world.
+    static func doubling(from first: Double, upTo last: Double?) -> [Double] {
+        let end = last ?? GeoMath.earthRadiusMeters * .pi
+        var radii: [Double] = []
+        var radius = max(first, 1)
+        while radius < end {
+            radii.append(radius)
+            radius *= 2
+        }
+        radii.append(last ?? radius)
+        return radii
+    }
+
+    /// How many of `distances` are surely the nearest: a box holds the circle of its radius but for the
+    /// longitude's rounding at high latitudes, so everything within 90 % of its radius has been read, and
+    /// nothing outside the box is nearer than that.
+    static func settled(_ distances: [Double], boxRadius: Double) -> Int {
+        distances.filter { $0 <= 0.9 * boxRadius }.count
     }
 }
 

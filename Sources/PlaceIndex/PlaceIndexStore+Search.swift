@@ -171,43 +171,38 @@ struct LocalSearch {
         let inner = GeoMath.boundingBox(around: center, radius: 1_000)
         let outer = GeoMath.boundingBox(around: center, radius: outerRadius)
         let nameTest = """
-            p.kind != 'address' AND (substr(p.search_name, 1, length(?1)) = ?1 OR instr(p.search_name, ' ' || ?1) > 0
-                OR instr(p.search_alt, ' ' || ?1) > 0)
+            p.kind != 'address' AND (substr(p.search_name, 1, length(?)) = ? OR instr(p.search_name, ' ' || ?) > 0
+                OR instr(p.search_alt, ' ' || ?) > 0)
             """
-        let columns = "p.rowid, p.lat, p.lon, p.importance, substr(p.search_name, 1, length(?1)) = ?1, p.search_name = ?1"
+        let nameArguments: StatementArguments = [prefix, prefix, prefix, prefix]
+        let columns = "p.lat, p.lon, p.importance, substr(p.search_name, 1, length(?)) = ?, p.search_name = ?"
+        let columnArguments: StatementArguments = [prefix, prefix, prefix]
         var found: [(hit: Hit, distance: Double, inInnerBox: Bool)] = []
-        func read(_ sql: String, _ arguments: StatementArguments, inInnerBox: (Coordinate) -> Bool) throws {
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-            while let row = try rows.next() {
-                let coordinate = Coordinate(latitude: row[1], longitude: row[2])
-                let distance = GeoMath.distance(center, coordinate)
-                let isInner = inInnerBox(coordinate)
-                guard isInner || distance <= outerRadius else { continue }
-                let relevance: Double = row[4] ? 1 : 0.7
-                let score = 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * (row[3] as Double) + (row[5] ? 0.15 : 0)
-                found.append((Hit(rowid: row[0], score: score), distance, isInner))
-            }
-        }
-        let boxArguments = { (box: BoundingBox) -> StatementArguments in
-            [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+        func take(_ row: Row, inInnerBox isInner: Bool) {
+            let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
+            guard isInner || distance <= outerRadius else { return }
+            let relevance: Double = row[4] ? 1 : 0.7
+            let score = 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * (row[3] as Double) + (row[5] ? 0.15 : 0)
+            found.append((Hit(rowid: row[0], score: score), distance, isInner))
         }
         if try namesStarting(with: prefix, fewerThan: Self.fewNamesForNeighbours) {
-            try read("""
-                SELECT \(columns) FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
-                WHERE place_fts MATCH ?6 AND p.lat BETWEEN ?2 AND ?3 AND p.lon BETWEEN ?4 AND ?5 AND \(nameTest)
-                """, [prefix] + boxArguments(outer) + [FullTextQuery.names(FullTextQuery.quoted(prefix) + "*", brand: false)],
-                inInnerBox: { inner.contains($0) })
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT p.rowid, \(columns) FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
+                WHERE place_fts MATCH ? AND p.lat BETWEEN ? AND ? AND p.lon BETWEEN ? AND ? AND \(nameTest)
+                """), arguments: columnArguments + [FullTextQuery.names(FullTextQuery.quoted(prefix) + "*", brand: false),
+                  outer.minLatitude, outer.maxLatitude, outer.minLongitude, outer.maxLongitude] + nameArguments)
+            while let row = try rows.next() {
+                take(row, inInnerBox: inner.contains(Coordinate(latitude: row[1], longitude: row[2])))
+            }
             if found.filter(\.inInnerBox).count >= limit { found.removeAll { !$0.inInnerBox } }
         } else {
-            let inside = "r.max_lat >= ?2 AND r.min_lat <= ?3 AND r.max_lon >= ?4 AND r.min_lon <= ?5"
-            try read("SELECT \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inside) AND \(nameTest)",
-                     [prefix] + boxArguments(inner), inInnerBox: { _ in true })
-            if found.count < limit {
-                try read("""
-                    SELECT \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inside)
-                      AND NOT (r.min_lat >= ?6 AND r.max_lat <= ?7 AND r.min_lon >= ?8 AND r.max_lon <= ?9) AND \(nameTest)
-                    """, [prefix] + boxArguments(outer) + boxArguments(inner), inInnerBox: { _ in false })
-            }
+            var readingInnerBox = true
+            try PlacesAround(db: db, center: center, columns: columns, columnArguments: columnArguments, condition: nameTest,
+                             arguments: nameArguments)
+                .read(radii: [1_000, outerRadius]) { row in take(row, inInnerBox: readingInnerBox) } enough: { _ in
+                    readingInnerBox = false
+                    return found.count >= limit
+                }
         }
         found.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
         return found.map(\.hit)
@@ -358,39 +353,17 @@ struct LocalSearch {
     /// not hold the nearest).
     private func nearestMembers(_ category: CategoryKeywords, around center: Coordinate, within: Double?) throws -> [Hit] {
         var found: [Member] = []
-        var seen = Set<Int64>()
-        var inner: BoundingBox?
-        var boxRadius = within ?? 250
-        let filterSQL = filter.map { " AND " + $0.sql } ?? ""
-        while true {
-            let box = GeoMath.boundingBox(around: center, radius: boxRadius)
-            var sql = """
-                SELECT p.rowid, p.lat, p.lon, p.importance, p.keywords FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
-                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.keywords != ''
-                """
-            var arguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
-            if let inner {
-                sql += " AND NOT (r.min_lat >= ? AND r.max_lat <= ? AND r.min_lon >= ? AND r.max_lon <= ?)"
-                arguments += [inner.minLatitude, inner.maxLatitude, inner.minLongitude, inner.maxLongitude]
-            }
-            sql += filterSQL
-            if let filter { arguments += filter.arguments }
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-            while let row = try rows.next() {
-                let rowid: Int64 = row[0]
-                guard seen.insert(rowid).inserted, category.contains(row[4]) else { continue }
+        try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance, p.keywords",
+                         condition: "p.keywords != ''" + (filter.map { " AND " + $0.sql } ?? ""), arguments: filter?.arguments ?? [])
+            .read(radii: within.map { [$0] } ?? PlacesAround.doubling(from: 250, upTo: nil)) { row in
+                guard category.contains(row[4]) else { return }
                 let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
-                if let within, distance > within { continue }
-                found.append(Member(rowid: rowid, distance: distance, importance: row[3]))
+                if let within, distance > within { return }
+                found.append(Member(rowid: row[0], distance: distance, importance: row[3]))
+            } enough: { boxRadius in
+                // When `limit` members are settled, no member outside the box can be nearer than the page's last.
+                PlacesAround.settled(found.map(\.distance), boxRadius: boxRadius) >= limit
             }
-            // The box holds the circle of its radius but for rounding at high latitudes: members within 90 % of
-            // it are all read, so when `limit` of them are, no member outside can be nearer than the page's last.
-            let settled = found.filter { $0.distance <= 0.9 * boxRadius }.count
-            let wholeWorld = box.minLatitude <= -90 && box.maxLatitude >= 90
-            if within != nil || settled >= limit || wholeWorld { break }
-            inner = box
-            boxRadius *= 2
-        }
         return nearestFirst(found)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import PlacesCore
 
 /// Inserts into the index inside the one transaction ``PlaceIndexStore/write(_:)`` opened.
@@ -9,6 +10,13 @@ public final class PlaceIndexWriter {
     private let now = Date().timeIntervalSince1970
 
     init(db: Database) { self.db = db }
+
+    /// Times the phases of the import under way (see ``ImportPhaseClock``).
+    private var phases = ImportPhaseClock()
+
+    /// Marks the end of an import phase that `places import` times when `PLACES_IMPORT_PHASES` is set; the
+    /// first call starts the clock.
+    public func markPhase(_ phase: String) { phases.mark(phase) }
 
     /// Removes everything an earlier import of `source` added, so a re-import replaces rather than duplicates.
     public func removeSource(_ source: String) throws {
@@ -30,16 +38,29 @@ public final class PlaceIndexWriter {
     /// inside the same ``PlaceIndexStore/write(_:)``.
     public func finishSource(_ source: String, kind: String, places: Int, cities: Int, addressPoints: Int = 0,
                              fingerprint: SourceFingerprint? = nil) throws {
+        phases.mark("rows")
+        try replaceEarlierRows()
+        phases.mark("replace")
+        let vocabulary = SortedTypoTerms(typoTerms)
+        typoTerms.removeAll()
+        // Only the rows this import added: rows it updated in place kept their entries.
+        let added: StatementArguments = [source, firstPendingRowid ?? Int64.max]
         try db.execute(sql: """
             INSERT INTO place_rtree (id, min_lat, max_lat, min_lon, max_lon)
-            SELECT rowid, lat, lat, lon, lon FROM place WHERE source = ?
-            """, arguments: [source])
+            SELECT rowid, lat, lat, lon, lon FROM place WHERE source = ? AND rowid >= ?
+            """, arguments: added)
+        phases.mark("rtree")
         try db.execute(sql: """
             INSERT INTO place_fts (rowid, search_name, search_alt, brand, keywords, search_address)
-            SELECT rowid, search_name, search_alt, brand, keywords, search_address FROM place WHERE source = ?
-            """, arguments: [source])
-        try saveTypoVocabulary()
+            SELECT rowid, search_name, search_alt, brand, keywords, search_address FROM place WHERE source = ? AND rowid >= ?
+            """, arguments: added)
+        phases.mark("fts")
+        let vocabularyRows = vocabulary.wait()
+        phases.mark("typo-sort")
+        try saveTypoVocabulary(vocabularyRows)
+        phases.mark("typo")
         try saveNamePrefixes()
+        phases.mark("prefixes")
         firstPendingRowid = nil
         try db.execute(sql: """
             INSERT OR REPLACE INTO source (name, kind, imported_at, places, cities, bytes, checksum, format,
@@ -50,6 +71,7 @@ public final class PlaceIndexWriter {
             FROM place WHERE source = ?
             """, arguments: [source, kind, now, places, cities, fingerprint?.bytes ?? 0, fingerprint?.checksum ?? "",
                              PlaceIndexStore.format, addressPoints, source])
+        phases.mark("source")
     }
 
     /// Adds or replaces one place. It becomes findable when ``finishSource(_:kind:places:cities:addressPoints:fingerprint:)`` runs.
@@ -69,29 +91,156 @@ public final class PlaceIndexWriter {
     /// prepare their places on every core while this connection inserts).
     public func insert(_ prepared: PreparedPlace) throws {
         for term in prepared.typoTerms { typoTerms[term, default: 0] += 1 }
-        var values = prepared.values
-        values.append(now.databaseValue)
-        let arguments = StatementArguments(values)
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO place (id, source, kind, name, folded_name, lat, lon, category, categories, brand, folded_brand,
-                phone, website, opening_hours, time_zone, house_number, street, unit, postcode, city, district, region,
-                country_code, attribution, keywords, alt_names, search_name, search_alt, search_address,
-                importance, imported_at)
+        let insert = try placeInsert()
+        try Self.execute(insert, prepared.values, now.databaseValue, in: db)
+        if sqlite3_changes(db.sqliteConnection) == 0 {
+            // Another file had this object: the newer import wins. Mostly the earlier row has the same words and
+            // position (cities1000 over the bundled cities15000: 34,024 rows), so the row is updated where it is
+            // and keeps its full-text and R*Tree entries; otherwise it waits for ``replaceEarlierRows()``.
+            if let rowid = try Self.execute(try samePlaceUpdate(), prepared.values, now.databaseValue,
+                                            (firstPendingRowid ?? Int64.max).databaseValue, in: db) {
+                if prepared.kind != .address, let first = prepared.firstNameWord {
+                    namePrefixes.add(place: rowid, firstWord: first, importance: prepared.importance)
+                }
+            } else {
+                replacements.append(prepared)
+            }
+            return
+        }
+        inserted(prepared, rowid: db.lastInsertedRowID)
+    }
+
+    /// Overwrites an earlier import's row of the same place with this import's values when the words the
+    /// full-text index holds and the position the R*Tree holds are the same, so both stay as they are.
+    /// Parameters: the 31 values of ``placeInsert()``, then the first row of this import (rows from there
+    /// on are not indexed yet, so they are not "earlier"). Returns the row's rowid when it updated one.
+    private func samePlaceUpdate() throws -> Statement {
+        try statement(.samePlaceUpdate, sql: """
+            UPDATE place SET (\(Self.placeColumns))
+              = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
+                 ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)
+            WHERE id = ?1 AND rowid < ?32 AND lat = ?6 AND lon = ?7 AND search_name = ?27 AND search_alt = ?28
+                AND brand IS ?10 AND keywords = ?25 AND search_address = ?29
+            RETURNING rowid
+            """)
+    }
+
+    /// Records what a newly inserted row adds to this import's name prefixes.
+    private func inserted(_ prepared: PreparedPlace, rowid: Int64) {
+        if firstPendingRowid == nil { firstPendingRowid = rowid }
+        deletedRowids.remove(rowid)  // SQLite hands a deleted last rowid out again
+        if prepared.kind != .address, let first = prepared.firstNameWord {
+            namePrefixes.add(place: rowid, firstWord: first, importance: prepared.importance)
+        }
+    }
+
+    /// Rows of this import whose id an earlier row already had, in the order they came.
+    private var replacements: [PreparedPlace] = []
+
+    /// Deletes the earlier rows that this import's ``replacements`` replace (their full-text, R*Tree and
+    /// name-prefix entries with them), then inserts the replacements. Rows this import inserted itself (a
+    /// file that holds one object twice) are not in the full-text index yet, so only older rows leave it.
+    private func replaceEarlierRows() throws {
+        guard !replacements.isEmpty else { return }
+        try db.execute(sql: "CREATE TEMP TABLE replaced_place (id TEXT PRIMARY KEY) WITHOUT ROWID")
+        let remember = try db.makeStatement(sql: "INSERT OR IGNORE INTO replaced_place (id) VALUES (?)")
+        for prepared in replacements { try Self.execute(remember, [prepared.id.databaseValue], in: db) }
+        let replaced = "SELECT place.rowid FROM replaced_place JOIN place USING (id)"
+        deletedRowids.formUnion(try Int64.fetchAll(db, sql: replaced))
+        let pendingFrom = firstPendingRowid ?? Int64.max
+        try db.execute(sql: "DELETE FROM place_fts WHERE rowid IN (\(replaced) WHERE place.rowid < ?)", arguments: [pendingFrom])
+        try db.execute(sql: "DELETE FROM place_rtree WHERE id IN (\(replaced) WHERE place.rowid < ?)", arguments: [pendingFrom])
+        try db.execute(sql: "DELETE FROM name_prefix WHERE place IN (\(replaced))")
+        try db.execute(sql: "DELETE FROM place WHERE rowid IN (\(replaced))")
+        try db.execute(sql: "DROP TABLE replaced_place")
+        let rows = replacements
+        replacements = []
+        let insert = try placeInsert()
+        for prepared in rows {
+            try Self.execute(insert, prepared.values, now.databaseValue, in: db)
+            if sqlite3_changes(db.sqliteConnection) == 0 {
+                // The file holds this object more than twice: the last one wins.
+                if let existing = try Int64.fetchOne(db.cachedStatement(sql: "SELECT rowid FROM place WHERE id = ?"), arguments: [prepared.id]) {
+                    try deletePlace(rowid: existing)
+                }
+                try Self.execute(insert, prepared.values, now.databaseValue, in: db)
+            }
+            inserted(prepared, rowid: db.lastInsertedRowID)
+        }
+    }
+
+    /// The place INSERT, prepared once per import.
+    private func placeInsert() throws -> Statement {
+        try statement(.placeInsert, sql: """
+            INSERT INTO place (\(Self.placeColumns))
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO NOTHING
             """)
-        try insert.execute(arguments: arguments)
-        if db.changesCount == 0 {
-            // Another file had this object: the newer import wins.
-            if let existing = try Int64.fetchOne(db.cachedStatement(sql: "SELECT rowid FROM place WHERE id = ?"), arguments: [prepared.id]) {
-                try deletePlace(rowid: existing)
+    }
+
+    /// The columns of ``PreparedPlace/values``, then `imported_at`.
+    private static let placeColumns = """
+        id, source, kind, name, folded_name, lat, lon, category, categories, brand, folded_brand,
+        phone, website, opening_hours, time_zone, house_number, street, unit, postcode, city, district, region,
+        country_code, attribution, keywords, alt_names, search_name, search_alt, search_address,
+        importance, imported_at
+        """
+
+    /// The statements an import runs once per row, each prepared on first use (GRDB's statement cache
+    /// hashed the whole SQL text on every call).
+    private enum RowStatement { case placeInsert, samePlaceUpdate, cityInsert }
+    private var rowStatements: [RowStatement: Statement] = [:]
+
+    private func statement(_ name: RowStatement, sql: @autoclosure () -> String) throws -> Statement {
+        if let statement = rowStatements[name] { return statement }
+        let statement = try db.makeStatement(sql: sql())
+        rowStatements[name] = statement
+        return statement
+    }
+
+    /// Binds `values`, then `extra`, to `statement` and runs it once; returns the first column of the first row
+    /// it returns as an integer (an UPDATE's `RETURNING rowid`), `nil` when it returns none. Straight to
+    /// SQLite: GRDB's `StatementArguments` boxed and copied every value, a tenth of the inserting thread's
+    /// time on cities1000.
+    @discardableResult
+    static func execute(_ statement: Statement, _ values: [DatabaseValue], _ extra: DatabaseValue..., in db: Database) throws -> Int64? {
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        // SQLITE_TRANSIENT: SQLite copies the bytes before the bind returns.
+        let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+        var index: Int32 = 0
+        func bind(_ value: DatabaseValue) throws {
+            index += 1
+            let code: Int32
+            switch value.storage {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .int64(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .double(let number): code = sqlite3_bind_double(handle, index, number)
+            case .string(var text):
+                code = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        guard let base = chars.baseAddress, !chars.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, transient) }
+                        return sqlite3_bind_text(handle, index, base, Int32(chars.count), transient)
+                    }
+                }
+            case .blob(let data):
+                code = data.withUnsafeBytes { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_zeroblob(handle, index, 0) }
+                    return sqlite3_bind_blob(handle, index, base, Int32(bytes.count), transient)
+                }
             }
-            try insert.execute(arguments: arguments)
+            guard code == SQLITE_OK else { throw error(code) }
         }
-        if firstPendingRowid == nil { firstPendingRowid = db.lastInsertedRowID }
-        if prepared.kind != .address, let first = prepared.firstNameWord {
-            namePrefixes.add(place: db.lastInsertedRowID, firstWord: first, importance: prepared.importance)
+        func error(_ code: Int32) -> DatabaseError {
+            DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                          sql: statement.sql)
         }
+        for value in values { try bind(value) }
+        for value in extra { try bind(value) }
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return sqlite3_column_int64(handle, 0) }
+        guard code == SQLITE_DONE else { throw error(code) }
+        return nil
     }
 
     /// The first row this import inserted: it and later rows are not in the full-text index until
@@ -105,10 +254,17 @@ public final class PlaceIndexWriter {
     private func saveNamePrefixes() throws {
         let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO name_prefix (prefix, importance, place) VALUES (?, ?, ?)")
         for (prefix, places) in namePrefixes.best {
-            for entry in places { try statement.execute(arguments: [prefix, entry.importance, entry.place]) }
+            for entry in places where !deletedRowids.contains(entry.place) {
+                try Self.execute(statement, [prefix.databaseValue, entry.importance.databaseValue, entry.place.databaseValue], in: db)
+            }
         }
         namePrefixes = NamePrefixes()
+        deletedRowids = []
     }
+
+    /// Rows deleted during this import (replaced by a later row of the same place), whose ``namePrefixes``
+    /// entries must not be saved.
+    private var deletedRowids = Set<Int64>()
 
     /// Words a typo may be corrected to (see ``PreparedPlace/typoTerms``), with how many times this import
     /// used each.
@@ -117,32 +273,71 @@ public final class PlaceIndexWriter {
     /// The vocabulary typo correction looks words up in: each word by its length and its beginning, and by
     /// its length and its (reversed) ending, since a word with one typo keeps one of the two intact. How
     /// many names use a word decides between equally close corrections.
-    private func saveTypoVocabulary() throws {
+    private func saveTypoVocabulary(_ rows: [TypoTermRow]) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO search_term (length, term, reversed, places) VALUES (?, ?, ?, ?)
             ON CONFLICT (length, term) DO UPDATE SET places = places + excluded.places
             """)
-        // In key order: each insert lands next to the one before in the table's B-tree instead of anywhere.
-        let terms = typoTerms.map { (length: $0.key.unicodeScalars.count, term: $0.key, places: $0.value) }
-            .sorted { $0.length != $1.length ? $0.length < $1.length : $0.term.utf8.lexicographicallyPrecedes($1.term.utf8) }
-        for entry in terms {
-            try statement.execute(arguments: [entry.length, entry.term, String(String.UnicodeScalarView(entry.term.unicodeScalars.reversed())), entry.places])
+        for row in rows {
+            try Self.execute(statement, [row.length.databaseValue, row.term.databaseValue, row.reversed.databaseValue,
+                                         row.places.databaseValue], in: db)
         }
-        typoTerms.removeAll()
+    }
+
+    typealias TypoTermRow = (length: Int, term: String, reversed: String, places: Int)
+
+    /// This import's typo vocabulary as `search_term` rows, in key order (SQLite compares text byte by byte) so
+    /// that each insert lands next to the one before in the table's B-tree instead of anywhere. Computed on
+    /// another thread while this one fills the R*Tree and the full-text index (a second or more of sorting and
+    /// reversing for cities1000's 376,000 words); ``wait()`` hands the rows over.
+    private final class SortedTypoTerms: @unchecked Sendable {
+        // Written by the worker before it leaves the group, read only after `wait()` has seen it leave.
+        private var rows: [TypoTermRow] = []
+        private let group = DispatchGroup()
+
+        init(_ counts: [String: Int]) {
+            group.enter()
+            DispatchQueue.global().async { [self] in
+                rows = counts.map { (length: $0.key.unicodeScalars.count, term: $0.key, reversed: "", places: $0.value) }
+                rows.sort { $0.length != $1.length ? $0.length < $1.length : PlaceIndexWriter.bytewiseLess($0.term, $1.term) }
+                for i in rows.indices { rows[i].reversed = String(String.UnicodeScalarView(rows[i].term.unicodeScalars.reversed())) }
+                group.leave()
+            }
+        }
+
+        func wait() -> [TypoTermRow] {
+            group.wait()
+            return rows
+        }
+    }
+
+    /// Whether `a`'s UTF-8 bytes sort before `b`'s, by `memcmp` (comparing the UTF-8 views element by element
+    /// was most of the time spent sorting cities1000's 376,000 words).
+    fileprivate static func bytewiseLess(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
     }
 
     /// Adds or replaces one GeoNames city in the reverse-geocoding table; it is found by position once
     /// ``finishSource(_:kind:places:cities:)`` runs. Its searchable ``Place`` (id `geonames:N`, kind
     /// `.city`) is inserted separately.
     public func insert(_ city: IndexedCity, source: String) throws {
-        try db.cachedStatement(sql: """
+        let statement = try statement(.cityInsert, sql: """
             INSERT OR REPLACE INTO city (geonameid, source, name, ascii_name, lat, lon, feature_code, country_code, admin1,
                 population, time_zone)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                city.geonameID, source, city.name, city.asciiName, city.coordinate.latitude, city.coordinate.longitude,
-                city.featureCode, city.countryCode, city.admin1, city.population, city.timeZone,
-            ])
+            """)
+        try Self.execute(statement, [
+            city.geonameID.databaseValue, source.databaseValue, city.name.databaseValue, city.asciiName.databaseValue,
+            city.coordinate.latitude.databaseValue, city.coordinate.longitude.databaseValue, city.featureCode.databaseValue,
+            city.countryCode.databaseValue, city.admin1.databaseValue, city.population.databaseValue, city.timeZone.databaseValue,
+        ], in: db)
     }
 
     /// The city reverse geocoding would name for `coordinate`, from what is already in the index
@@ -160,6 +355,7 @@ public final class PlaceIndexWriter {
         }
         try db.cachedStatement(sql: "DELETE FROM place_rtree WHERE id = ?").execute(arguments: [rowid])
         try db.cachedStatement(sql: "DELETE FROM place WHERE rowid = ?").execute(arguments: [rowid])
+        deletedRowids.insert(rowid)
     }
 }
 

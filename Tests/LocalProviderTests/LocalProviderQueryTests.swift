@@ -73,6 +73,22 @@ enum HelsinkiIndex {
         #expect(distances == distances.sorted())
     }
 
+    @Test func nearbyReadingAroundThePointFindsTheNearestOfTheWholeRadius() async throws {
+        // A short page is read from boxes growing from 250 m; every place within the radius, sorted here by
+        // distance, says which are the nearest.
+        let center = Coordinate(latitude: 60.1700, longitude: 24.9410)
+        let provider = try HelsinkiIndex.provider()
+        for category in [nil, "cafe"] as [String?] {
+            let all = try await provider.nearby(NearbyQuery(center: center, radius: 1_500, category: category, limit: 5_000))
+            let nearestDistances = all.map { GeoMath.distance(center, $0.coordinate) }.sorted()
+            #expect(nearestDistances.count > 30 && nearestDistances.last! <= 1_500)
+            for limit in [1, 7, 30] {
+                let page = try await provider.nearby(NearbyQuery(center: center, radius: 1_500, category: category, limit: limit))
+                #expect(page.map { GeoMath.distance(center, $0.coordinate) } == Array(nearestDistances.prefix(limit)))
+            }
+        }
+    }
+
     @Test func nearbyAcceptsProviderLabelsAsCategories() async throws {
         let center = Coordinate(latitude: 60.1700, longitude: 24.9410)
         let provider = try HelsinkiIndex.provider()

@@ -65,4 +65,73 @@ import Testing
         #expect(try index.search(text: "regatta").map(\.name) == ["Cafe Regatta new"])
         #expect(try Self.fullTextIndexIsConsistent(path))
     }
+
+    /// Every place has exactly one R*Tree entry, and the R*Tree holds nothing else.
+    static func spatialIndexMatchesThePlaces(_ path: URL) throws -> Bool {
+        let database = try DatabaseQueue(path: path.path)
+        defer { try? database.close() }
+        return try database.read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM place_rtree) = (SELECT count(*) FROM place)
+                   AND NOT EXISTS (SELECT 1 FROM place WHERE rowid NOT IN (SELECT id FROM place_rtree))
+                """) ?? false
+        }
+    }
+
+    /// Imports `places` as the file `source` in one transaction, the way `LocalImporter` does.
+    static func importing(_ places: [Place], as source: String, into index: PlaceIndexStore) throws {
+        try index.write { writer in
+            for place in places { try writer.insert(place, kind: .poi, source: source, keywords: ["cafe"]) }
+            try writer.finishSource(source, kind: "osm.pbf", places: places.count, cities: 0)
+        }
+    }
+
+    @Test func anotherFileWithTheSameWordsAndPositionTakesTheRowOver() throws {
+        // cities1000 over the bundled cities15000: the row is updated where it is and keeps its index entries.
+        let path = try TestData.temporaryDirectory().appendingPathComponent("index.sqlite")
+        let index = try PlaceIndexStore(path: path)
+        try Self.importing([Self.place(1, "Cafe Regatta"), Self.place(2, "Cafe Ursula")], as: "old.osm.pbf", into: index)
+        var newer = Self.place(1, "Cafe Regatta")
+        newer.phone = "+358 40 1234567"
+        try Self.importing([newer, Self.place(3, "Cafe Engel")], as: "new.osm.pbf", into: index)
+        #expect(try index.search(text: "regatta").map(\.phone) == ["+358 40 1234567"])
+        #expect(try index.nearby(center: Self.center, radius: 100).map(\.name).sorted() == ["Cafe Engel", "Cafe Regatta", "Cafe Ursula"])
+        #expect(try index.sources().first { $0.name == "new.osm.pbf" }?.names == 2, "the place taken over counts for the new file")
+        #expect(try Self.fullTextIndexIsConsistent(path))
+        #expect(try Self.spatialIndexMatchesThePlaces(path))
+        // The row belongs to the new file now: replacing the old file's places leaves it.
+        try index.write { writer in
+            try writer.removeSource("old.osm.pbf")
+            try writer.finishSource("old.osm.pbf", kind: "osm.pbf", places: 0, cities: 0)
+        }
+        #expect(try index.search(text: "cafe").map(\.name).sorted() == ["Cafe Engel", "Cafe Regatta"])
+        #expect(try Self.fullTextIndexIsConsistent(path))
+        #expect(try Self.spatialIndexMatchesThePlaces(path))
+    }
+
+    @Test func aMovedPlaceFromAnotherFileIsReplacedWithItsNewPosition() throws {
+        let path = try TestData.temporaryDirectory().appendingPathComponent("index.sqlite")
+        let index = try PlaceIndexStore(path: path)
+        let far = Coordinate(latitude: 61.4978, longitude: 23.7610)
+        var moved = Self.place(1, "Cafe Regatta")
+        moved.coordinate = far
+        try Self.importing([Self.place(1, "Cafe Regatta")], as: "old.osm.pbf", into: index)
+        try Self.importing([moved], as: "new.osm.pbf", into: index)
+        #expect(try index.nearby(center: Self.center, radius: 1_000).isEmpty)
+        #expect(try index.nearby(center: far, radius: 1_000).map(\.name) == ["Cafe Regatta"])
+        #expect(try Self.fullTextIndexIsConsistent(path))
+        #expect(try Self.spatialIndexMatchesThePlaces(path))
+    }
+
+    @Test func aFileHoldingOneObjectThreeTimesKeepsTheLastOverAnEarlierFile() throws {
+        let path = try TestData.temporaryDirectory().appendingPathComponent("index.sqlite")
+        let index = try PlaceIndexStore(path: path)
+        try Self.importing([Self.place(1, "Cafe Ekberg")], as: "old.osm.pbf", into: index)
+        try Self.importing(["Cafe Ekberg", "Cafe Ekberg 1852", "Cafe Ekberg Bulevardi"].map { Self.place(1, $0) }, as: "new.osm.pbf",
+                           into: index)
+        #expect(try index.search(text: "ekberg").map(\.name) == ["Cafe Ekberg Bulevardi"])
+        #expect(try index.suggest(prefix: "c").map(\.name) == ["Cafe Ekberg Bulevardi"])
+        #expect(try Self.fullTextIndexIsConsistent(path))
+        #expect(try Self.spatialIndexMatchesThePlaces(path))
+    }
 }

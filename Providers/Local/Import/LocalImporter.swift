@@ -84,7 +84,10 @@ public struct LocalImporter: Sendable {
     public func importFiles(_ urls: [URL], progress: (@Sendable (ImportProgress) -> Void)? = nil,
                             afterEach: (ImportSummary) throws -> Void = { _ in }) throws -> [ImportSummary] {
         let heads = try urls.map(Self.head(of:))
-        return try index.write { writer in
+        // GeoNames dumps are bounded (allCountries: ~12 M rows) and cities1000 dirties ~120 MB of pages: held in
+        // memory, not spilled. Extracts can be any size, and the large one must import in < 1 GB.
+        let inMemory = heads.contains(where: Self.looksLikePBF) ? nil : Self.geoNamesPageCacheMebibytes
+        return try index.write(pageCacheMebibytes: inMemory) { writer in
             try zip(urls, heads).map { url, head in
                 let started = Date()
                 var summary = try importFile(url, head: head, into: writer, progress: progress)
@@ -149,7 +152,9 @@ public struct LocalImporter: Sendable {
         let reader = try OSMPBFReader(url: url)
         var summary = ImportSummary(file: fileName, kind: .osmPBF)
         do {
+            writer.markPhase("start")
             try writer.removeSource(fileName)
+            writer.markPhase("remove")
             var extractor = OSMPlaceExtractor(fileSize: reader.fileSize)
             var candidates: [OSMPlaceExtractor.Candidate] = []
             try reader.forEachElement(progress: { read, total in
@@ -196,13 +201,18 @@ public struct LocalImporter: Sendable {
 
     static let geoNamesAttribution = "© GeoNames (geonames.org), CC BY 4.0"
 
+    /// The page cache of a GeoNames import (see ``PlaceIndexStore/write(pageCacheMebibytes:_:)``).
+    static let geoNamesPageCacheMebibytes = 256
+
     /// Populated places (feature class `P`) become cities; other rows are read and skipped.
     private func importGeoNames(_ url: URL, container: GeoNamesReader.Container, into writer: PlaceIndexWriter,
                                 progress: (@Sendable (ImportProgress) -> Void)?) throws -> ImportSummary {
         let fileName = url.lastPathComponent
         var summary = ImportSummary(file: fileName, kind: .geoNames)
         do {
+            writer.markPhase("start")
             try writer.removeSource(fileName)
+            writer.markPhase("remove")
             // Lines are parsed and each city's row and words prepared (folding its alternate names is most of
             // the work) on every core, a batch ahead of the inserts: this thread only reads and inserts.
             var inserts = PipelinedInsert<GeoNamesLine, Result<GeoNamesRow, InputError>> { line in
