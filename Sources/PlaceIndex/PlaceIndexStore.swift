@@ -122,21 +122,17 @@ public final class PlaceIndexStore: Sendable {
 
     /// Runs `body` in one write transaction: everything it inserts becomes visible together, and if it
     /// throws, nothing it did remains.
-    /// - Parameter pageCacheMebibytes: when set, the transaction may keep this much of the file's pages in
-    ///   memory (allocated only as used, the usual 64 MB again afterwards) and keeps its statement journals in
-    ///   memory. For imports of a bounded size: cities1000 dirties ~120 MB of pages (with `sqlite3` alone on this
-    ///   data, filling the R*Tree cost 2.6 s of CPU in a 64 MB cache and 0.85 s with the pages in memory), and
-    ///   once one statement's journal had spilled to a temporary file, every later row's statement journal was
-    ///   written to it (a 4 KB `pwrite` per page touched: a fifth of the inserting thread's samples in `perf`).
-    public func write<T>(pageCacheMebibytes: Int? = nil, _ body: (PlaceIndexWriter) throws -> T) throws -> T {
+    /// - Parameter statementJournalsInMemory: keep the transaction's statement journals (each row statement's
+    ///   copy of the pages it changes, for undoing that statement alone) in memory. Otherwise, once one
+    ///   statement's journal outgrew 64 KB and spilled to a temporary file, every later row's journal was
+    ///   written there: on cities1000 a 4 KB `pwrite` per page touched, ~7,800 a second (`strace`), a fifth of
+    ///   the inserting thread's `perf` samples. For imports of a bounded size: a statement that changes much
+    ///   of a big index (replacing a whole extract) would hold a copy of each page it changes.
+    public func write<T>(statementJournalsInMemory: Bool = false, _ body: (PlaceIndexWriter) throws -> T) throws -> T {
         try database.writeWithoutTransaction { db in
-            // Both must be set outside a transaction: SQLite picks where statement journals go when it begins.
-            if let pageCacheMebibytes {
-                try db.execute(sql: "PRAGMA cache_size = -\(pageCacheMebibytes * 1024); PRAGMA temp_store = MEMORY")
-            }
-            defer {
-                if pageCacheMebibytes != nil { try? db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB); PRAGMA temp_store = DEFAULT") }
-            }
+            // Set outside a transaction: SQLite picks where statement journals go when one begins.
+            if statementJournalsInMemory { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
+            defer { if statementJournalsInMemory { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") } }
             var result: T?
             let writer = PlaceIndexWriter(db: db)
             try db.inTransaction {

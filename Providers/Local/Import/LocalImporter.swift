@@ -84,10 +84,10 @@ public struct LocalImporter: Sendable {
     public func importFiles(_ urls: [URL], progress: (@Sendable (ImportProgress) -> Void)? = nil,
                             afterEach: (ImportSummary) throws -> Void = { _ in }) throws -> [ImportSummary] {
         let heads = try urls.map(Self.head(of:))
-        // GeoNames dumps are bounded (allCountries: ~12 M rows) and cities1000 dirties ~120 MB of pages: held in
-        // memory, not spilled. Extracts can be any size, and the large one must import in < 1 GB.
-        let inMemory = heads.contains(where: Self.looksLikePBF) ? nil : Self.geoNamesPageCacheMebibytes
-        return try index.write(pageCacheMebibytes: inMemory) { writer in
+        // GeoNames dumps are bounded (allCountries: ~12 M rows); extracts can be any size, and the large one
+        // must import in < 1 GB.
+        let bounded = !heads.contains(where: Self.looksLikePBF)
+        return try index.write(statementJournalsInMemory: bounded) { writer in
             try zip(urls, heads).map { url, head in
                 let started = Date()
                 var summary = try importFile(url, head: head, into: writer, progress: progress)
@@ -200,9 +200,6 @@ public struct LocalImporter: Sendable {
     }
 
     static let geoNamesAttribution = "© GeoNames (geonames.org), CC BY 4.0"
-
-    /// The page cache of a GeoNames import (see ``PlaceIndexStore/write(pageCacheMebibytes:_:)``).
-    static let geoNamesPageCacheMebibytes = 256
 
     /// Populated places (feature class `P`) become cities; other rows are read and skipped.
     private func importGeoNames(_ url: URL, container: GeoNamesReader.Container, into writer: PlaceIndexWriter,
