@@ -1,3 +1,5 @@
+import Foundation
+
 /// String measures over small integer codes, written for the matcher's inner loop: no heap
 /// allocation, and bit-parallel LCS (Hyyrö 2004) so a 64-character comparison costs one pass.
 ///
@@ -10,6 +12,14 @@ enum TextCode {
 
     static func encode(_ normalized: String) -> [UInt8] {
         normalized.unicodeScalars.map(code)
+    }
+
+    /// The same codes: lengths, then the bytes with `memcmp` (the generic `elementsEqual` goes element by element).
+    @inline(__always)
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        return memcmp(x, y, a.count) == 0
     }
 
     @inline(__always)
@@ -32,19 +42,11 @@ enum EditDistance {
         let (pattern, text) = a.count <= b.count ? (a, b) : (b, a)
         if pattern.isEmpty { return 0 }
         let blocks = (pattern.count + 63) / 64
+        if blocks == 1 { return lcsShort(pattern, text) }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: TextCode.alphabetSize * blocks) { table in
             table.initialize(repeating: 0)
             for (i, c) in pattern.enumerated() {
                 table[Int(c) * blocks + i / 64] |= 1 << UInt64(i % 64)
-            }
-            if blocks == 1 {
-                var s = UInt64.max
-                for c in text {
-                    let u = s & table[Int(c)]
-                    s = (s &+ u) | (s &- u)
-                }
-                let mask = pattern.count == 64 ? UInt64.max : (1 << UInt64(pattern.count)) - 1
-                return (~s & mask).nonzeroBitCount
             }
             return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: blocks) { state in
                 state.initialize(repeating: .max)
@@ -67,6 +69,34 @@ enum EditDistance {
                 }
                 return total
             }
+        }
+    }
+
+    /// ``lcs(_:_:)`` for a pattern of at most 64 codes (almost every name and street): one word of state. Only the
+    /// table rows of codes in the pattern are written (the first occurrence sets its row, later ones add their
+    /// bit), and a code of the text that the pattern lacks reads one zero row, so the 512-byte table is never
+    /// cleared as a whole.
+    @inline(__always)
+    private static func lcsShort(_ pattern: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Int {
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: TextCode.alphabetSize + 1) { buffer in
+            let table = buffer.baseAddress!
+            let absent = TextCode.alphabetSize
+            table[absent] = 0
+            var present: UInt64 = 0
+            var bit: UInt64 = 1
+            for c in pattern {
+                let code = Int(c)
+                if present & (1 &<< UInt64(code)) != 0 { table[code] |= bit } else { table[code] = bit }
+                present |= 1 &<< UInt64(code)
+                bit &<<= 1
+            }
+            var s = UInt64.max
+            for c in text {
+                let u = s & table[(present &>> UInt64(c)) & 1 != 0 ? Int(c) : absent]
+                s = (s &+ u) | (s &- u)
+            }
+            let mask = pattern.count == 64 ? UInt64.max : (1 &<< UInt64(pattern.count)) &- 1
+            return (~s & mask).nonzeroBitCount
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import PlacesCore
 
 /// The fields two listings of a place are compared on: what a CSV row, a provider's answer or a
@@ -85,7 +86,11 @@ public final class PreparedRecord: Sendable {
     let houseNumber: String?
     let city: String?
     let category: String?
-    public var coordinate: Coordinate? { record.coordinate }
+    /// The record's point, kept beside its latitude in radians and that latitude's cosine, which the distance of
+    /// every pair needs (``distance(to:)``) and which would otherwise be worked out again for each.
+    public let coordinate: Coordinate?
+    private let latitudeRadians: Double
+    private let cosLatitude: Double
 
     let bytes: [UInt8]
     let sortedCount: Int
@@ -124,6 +129,9 @@ public final class PreparedRecord: Sendable {
 
     public init(_ record: MatchRecord, defaultRegion: String? = nil) {
         self.record = record
+        coordinate = record.coordinate
+        latitudeRadians = (record.coordinate?.latitude ?? 0) * .pi / 180
+        cosLatitude = cos(latitudeRadians)
         let tokens = PlaceNormalizer.nameTokens(record.name)
         let coreTokens = PlaceNormalizer.coreTokens(tokens)
         coreName = coreTokens.joined(separator: " ")
@@ -179,6 +187,17 @@ public final class PreparedRecord: Sendable {
         countryKey = Self.key(callingCode)
     }
 
+    /// ``GeoMath/distance(_:_:)`` between the two records' points, term for term, with the latitudes' radians and
+    /// cosines worked out once per record: `nil` when either has no point.
+    func distance(to other: PreparedRecord) -> Double? {
+        guard let a = coordinate, let b = other.coordinate else { return nil }
+        let dLat = other.latitudeRadians - latitudeRadians
+        let dLon = (b.longitude - a.longitude) * .pi / 180
+        let sinLat = sin(dLat / 2), sinLon = sin(dLon / 2)
+        let h = sinLat * sinLat + cosLatitude * other.cosLatitude * sinLon * sinLon
+        return 2 * GeoMath.earthRadiusMeters * asin(min(1, h.squareRoot()))
+    }
+
     static func hash<S: Sequence<UInt8>>(_ codes: S) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for c in codes { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
@@ -217,7 +236,7 @@ public final class PreparedRecord: Sendable {
         "cafe": "cafe", "restaurant": "restaurant", "fast_food": "restaurant", "bar": "bar", "pub": "bar",
         "nightclub": "bar", "bakery": "bakery", "hotel": "hotel", "hostel": "hotel", "shop": "shop",
         "supermarket": "shop", "convenience": "shop", "clothes": "shop", "books": "books", "pharmacy": "pharmacy",
-        "gym": "spa", "sports": "spa",
+        "gym": "spa", "sports": "spa", "gallery": "gallery",
     ]
 
     private static let classBits: [String: Int] = Dictionary(
@@ -243,6 +262,7 @@ enum CategoryFamily: UInt8, Sendable {
         case "shop", "books": self = .shop
         case "pharmacy": self = .health
         case "spa": self = .leisure
+        case "gallery": self = .culture
         default: return nil
         }
     }

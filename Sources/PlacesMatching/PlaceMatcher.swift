@@ -360,7 +360,7 @@ public struct PlaceMatcher: Sendable {
             b.bytes.withUnsafeBufferPointer { bb in
                 let sa = UnsafeBufferPointer(rebasing: ab[(a.sortedCount + a.orderedCount)...])
                 let sb = UnsafeBufferPointer(rebasing: bb[(b.sortedCount + b.orderedCount)...])
-                return sa.elementsEqual(sb) ? 1 : EditDistance.ratio(sa, sb)
+                return TextCode.equal(sa, sb) ? 1 : EditDistance.ratio(sa, sb)
             }
         }
     }
@@ -393,7 +393,7 @@ public struct PlaceMatcher: Sendable {
             e.addressEqual = similarity >= 0.85 && e.houseNumber != .different
                 && (e.houseNumber == .equal || (a.houseKey == 0 && b.houseKey == 0))
         }
-        if let ca = a.coordinate, let cb = b.coordinate { e.distance = GeoMath.distance(ca, cb) }
+        e.distance = a.distance(to: b)
         if a.categoryKey != 0 && b.categoryKey != 0 {
             e.category = a.categoryKey == b.categoryKey ? .equal : .different
             if let fa = a.categoryFamily, let fb = b.categoryFamily, fa != fb { e.categoryConflict = true }
@@ -642,7 +642,20 @@ enum NameSimilarity {
         let (sortedA, wordsA, sortedB, wordsB) = (a.sorted, a.words, b.sorted, b.words)
         // A name of punctuation only has no words, and agrees with nothing.
         if wordsA.isEmpty || wordsB.isEmpty { return 0 }
-        if sortedA.elementsEqual(sortedB) { return 1 }
+        if TextCode.equal(sortedA, sortedB) { return 1 }
+        // No word in common (most pairs a matcher looks at): the token-set alignment below would copy each side's
+        // words, in order, into exactly the sorted names it already has, so their edit distance is taken in place;
+        // and when each name as written is its sorted words, the names as written are those same bytes.
+        if !wordsA.contains(where: { wa in wordsB.contains { $0.hash == wa.hash && $0.count == wa.count } }) {
+            let total = sortedA.count + sortedB.count
+            let lcs = EditDistance.lcs(sortedA, sortedB)
+            let aligned = 1 - Double(total - 2 * lcs) / Double(total)
+            if aligned >= 1 { return aligned }
+            if TextCode.equal(a.ordered, sortedA) && TextCode.equal(b.ordered, sortedB) {
+                return max(aligned, Double(2 * lcs) / Double(total))
+            }
+            return max(aligned, EditDistance.ratio(a.ordered, b.ordered))
+        }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sortedA.count + sortedB.count + 2) { buffer in
             var sectLength = 0, sectCount = 0
             var abLength = 0, baLength = 0

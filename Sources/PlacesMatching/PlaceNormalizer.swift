@@ -327,6 +327,7 @@ public enum PlaceNormalizer {
         "books": "books", "bookstore": "books", "bookshop": "books", "kirja": "books", "kirjat": "books",
         "kirjakauppa": "books", "apotek": "pharmacy", "steakhouse": "restaurant", "taqueria": "restaurant",
         "cantina": "restaurant", "dining": "restaurant", "spa": "spa", "gym": "spa", "fitness": "spa",
+        "sushi": "restaurant", "gallery": "gallery", "galleria": "gallery", "galleri": "gallery", "galerie": "gallery",
     ]
 
     /// Generic words that name a particular kind of venue within a class: two names that each carry

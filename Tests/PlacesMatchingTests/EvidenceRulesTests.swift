@@ -148,6 +148,25 @@ import Testing
         #expect(!matcher.compare(query: query, candidates: [engel, other]).contains { $0.verdict == .match })
     }
 
+    @Test func galleryAndSushiAreKindWords() {
+        // "Gallery" (also "Galleria", "Galleri", "Galerie", and mistyped) and "Sushi" say the kind of place, as
+        // "Bistro" does: "Kasa" asked beside "Kasa Gallery" is a review (the place meant may be a namesake the source
+        // lacks), not a different name.
+        for (bare, venue, category) in [("Kasa", "Kasa Gallery", "gallery"), ("Tola", "Tola Sushi", "restaurant"),
+                                        ("Kasa", "Galleria Kasa", "gallery")] {
+            let candidate = MatchRecord(id: "c", name: venue, coordinate: moved(ateneumPoint, 15), category: category)
+            #expect(matcher.compare(query: MatchRecord(id: "q", name: bare, coordinate: ateneumPoint), candidates: [candidate])
+                .map(\.verdict) == [.review], "\(bare) / \(venue)")
+        }
+        let english = MatchRecord(id: "e", name: "Kasa Gallery", coordinate: ateneumPoint, category: "gallery")
+        #expect(verdict(english, MatchRecord(id: "f", name: "Kasa Galleria", coordinate: moved(ateneumPoint, 10))) == .match)
+        #expect(verdict(MatchRecord(id: "g", name: "Galleria Bronda", coordinate: ateneumPoint),
+                        MatchRecord(id: "h", name: "Glaleria Bronda", coordinate: moved(ateneumPoint, 10))) == .match)
+        // Two venues of one name that say different kinds are two places.
+        #expect(verdict(MatchRecord(id: "s", name: "Tola Sushi", coordinate: ateneumPoint, category: "restaurant"),
+                        MatchRecord(id: "t", name: "Tola Gallery", coordinate: moved(ateneumPoint, 10), category: "gallery")) != .match)
+    }
+
     @Test func aCandidateNamingAKindTheQuestionDoesNotIsOnlyAReview() {
         // The museum "Vakasu" is missing from the source; its café is 20 m away.
         let cafe = MatchRecord(id: "c", name: "Vakasu Café", coordinate: moved(ateneumPoint, 20), category: "cafe")

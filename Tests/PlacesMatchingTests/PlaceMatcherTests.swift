@@ -67,6 +67,57 @@ import Testing
         #expect((0...1).contains(matcher.score(a, b)))
     }
 
+    @Test func fastPathsAgreeWithTheDefinitions() {
+        // The one-word LCS writes only the table rows its pattern uses; a textbook dynamic programme over random code
+        // strings (repeated letters, every code 0–63, lengths 0–80, so both the one-word and the multi-word path) says
+        // what it must return.
+        func lcsByTable(_ a: [UInt8], _ b: [UInt8]) -> Int {
+            var row = [Int](repeating: 0, count: b.count + 1)
+            for x in a {
+                var diagonal = 0
+                for j in 1...max(1, b.count) where !b.isEmpty {
+                    let above = row[j]
+                    row[j] = x == b[j - 1] ? diagonal + 1 : max(row[j], row[j - 1])
+                    diagonal = above
+                }
+            }
+            return row[b.count]
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: Int) -> Int {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Int(state % UInt64(n))
+        }
+        for _ in 0..<300 {
+            let alphabet = 1 + next(64)
+            let a = (0..<next(81)).map { _ in UInt8(next(alphabet)) }, b = (0..<next(81)).map { _ in UInt8(next(alphabet)) }
+            let lcs = a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in EditDistance.lcs(pa, pb) } }
+            #expect(lcs == lcsByTable(a, b), "\(a) / \(b)")
+        }
+        // The pair distance with each record's latitude worked out once is GeoMath's, to the bit.
+        let m = PlaceMatcher()
+        for _ in 0..<200 {
+            let p = Coordinate(latitude: Double(next(170_000)) / 1_000 - 85, longitude: Double(next(360_000)) / 1_000 - 180)
+            let q = Coordinate(latitude: p.latitude + Double(next(2_001)) / 10_000 - 0.1, longitude: p.longitude + Double(next(2_001)) / 10_000 - 0.1)
+            let (a, b) = (m.prepare(MatchRecord(id: "a", name: "A", coordinate: p)), m.prepare(MatchRecord(id: "b", name: "B", coordinate: q)))
+            #expect(a.distance(to: b)?.bitPattern == GeoMath.distance(p, q).bitPattern)
+        }
+        #expect(m.prepare(MatchRecord(id: "a", name: "A")).distance(to: m.prepare(MatchRecord(id: "b", name: "B", coordinate: carmine))) == nil)
+        // Names with no word in common skip the token-set copy: the score is still the better of the sorted words' and
+        // the names' as written edit-distance ratios.
+        for (x, y) in [("Kalevan Baari", "Ravintola Loiste"), ("Zetor", "Sea Horse"), ("Mito Kala", "Vesi Tori"), ("Bar Abc", "Cba")] {
+            let (a, b) = (m.prepare(MatchRecord(id: "a", name: x)), m.prepare(MatchRecord(id: "b", name: y)))
+            let expected = a.withName { na in
+                b.withName { nb -> Double in
+                    let total = na.sorted.count + nb.sorted.count
+                    let aligned = 1 - Double(total - 2 * lcsByTable(Array(na.sorted), Array(nb.sorted))) / Double(total)
+                    return max(aligned, Double(2 * lcsByTable(Array(na.ordered), Array(nb.ordered))) / Double(na.ordered.count + nb.ordered.count))
+                }
+            }
+            #expect(m.nameSimilarity(a, b) == expected, "\(x) / \(y)")
+        }
+    }
+
     @Test func queryAndPlaceRecordsCompare() {
         let place = Place(id: PlaceID(provider: "osm", nativeID: "node/1"), name: "Joes Pizza", coordinate: carmine,
                           address: PostalAddress(houseNumber: "7", street: "Carmine St", countryCode: "US"))

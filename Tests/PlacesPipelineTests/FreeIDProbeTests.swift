@@ -208,31 +208,59 @@ struct FreeIDProbeTests {
     }
 
     // A bare name whose one cheap venue carries a word the matcher does not strip as a kind word: "Kasa" 15 m from
-    // "Kasa Gallery" (`nonMatch` on the name alone).
-    static let localGallery = Place(id: PlaceID(provider: "osm", nativeID: "node/303"), name: "Kasa Gallery",
-                                    coordinate: Coordinate(latitude: 60.17223, longitude: 24.94505), category: "gallery")
-    static let googleGallery = FakeGoogleTextSearch.Place(id: "ChIJkasagallery", name: "Kasa Gallery",
-                                                          latitude: 60.17222, longitude: 24.94506, types: ["art_gallery"])
+    // "Kasa Studio" (`nonMatch` on the name alone).
+    static let localStudio = Place(id: PlaceID(provider: "osm", nativeID: "node/303"), name: "Kasa Studio",
+                                   coordinate: Coordinate(latitude: 60.17223, longitude: 24.94505), category: "gallery")
+    static let googleStudio = FakeGoogleTextSearch.Place(id: "ChIJkasastudio", name: "Kasa Studio",
+                                                         latitude: 60.17222, longitude: 24.94506, types: ["art_gallery"])
+    /// A place called Kasa 500 m north of the user.
+    static let googleFarKasa = FakeGoogleTextSearch.Place(id: "ChIJkasa", name: "Kasa", latitude: 60.17210 + 500 / 111_320.0,
+                                                          longitude: 24.94500)
 
     @Test("a bare name held by the one venue nearby (nonMatch on the name alone): one id within 1 km, accepted, $0")
     func bareNameHeldByOneVenueIsProbed() async throws {
-        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleGallery, Self.googleUnrelated]), local: [Self.localGallery])
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleStudio, Self.googleUnrelated]), local: [Self.localStudio])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Kasa")
-        #expect(outcome.isAccepted && outcome.place?.id == Self.localGallery.id)
+        #expect(outcome.isAccepted && outcome.place?.id == Self.localStudio.id)
         #expect(outcome.cost == .zero && outcome.calls["google"] == nil)
-        #expect(Self.textQueries(rig.google) == ["Kasa", "Kasa Gallery"])
+        #expect(Self.textQueries(rig.google) == ["Kasa", "Kasa Studio"])
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("within 1000 m") })
     }
 
     @Test("the same, with a place called Kasa 500 m off (the paid answer would take it): Google is paid")
     func bareNameHeldByOneVenueWithAFarNamesakePays() async throws {
-        let far = FakeGoogleTextSearch.Place(id: "ChIJkasa", name: "Kasa", latitude: 60.17210 + 500 / 111_320.0,
-                                             longitude: 24.94500)
-        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleGallery, far]), local: [Self.localGallery])
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleStudio, Self.googleFarKasa]), local: [Self.localStudio])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Kasa")
         #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+    }
+
+    // "Kasa" 15 m from the one "Kasa Gallery" the local index lists: "Gallery" is a kind word, so the gallery is
+    // `review` for the bare name (a namesake of it in the matcher's eyes), and the square is 150 m.
+    static let localGallery = Place(id: PlaceID(provider: "osm", nativeID: "node/306"), name: "Kasa Gallery",
+                                    coordinate: Coordinate(latitude: 60.17223, longitude: 24.94505), category: "gallery")
+    static let googleGallery = FakeGoogleTextSearch.Place(id: "ChIJkasagallery", name: "Kasa Gallery",
+                                                          latitude: 60.17222, longitude: 24.94506, types: ["art_gallery"])
+
+    @Test("a bare name beside the one gallery carrying it: probed over 150 m, so a Kasa 500 m off does not count; accepted, $0")
+    func bareNameBesideAGalleryProbesTheNearSquare() async throws {
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleGallery, Self.googleFarKasa]), local: [Self.localGallery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Kasa")
+        #expect(outcome.isAccepted && outcome.place?.id == Self.localGallery.id)
+        #expect(outcome.cost == .zero && outcome.calls["google"] == nil && outcome.probes["google"] == 2)
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("one place fits \"Kasa\" within 150 m") })
+    }
+
+    @Test("the same, with a place called Kasa 100 m off, inside the square: Google is paid")
+    func bareNameBesideAGalleryWithANearNamesakePays() async throws {
+        let near = FakeGoogleTextSearch.Place(id: "ChIJkasanear", name: "Kasa", latitude: 60.17210 - 90 / 111_320.0, longitude: 24.94500)
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleGallery, near]), local: [Self.localGallery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Kasa")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Kasa\" within 150 m") })
     }
 
     /// "rojosu" typed beside the museum Rojosu (20 m south of the user), which the local index lacks; the hotel it
@@ -317,12 +345,17 @@ struct IDProbeCandidateTests {
 
     @Test("a bare name held by a venue whose other word the matcher keeps (nonMatch) is probed over 1 km")
     func bareNameHeldByTheName() throws {
-        let probed = try #require(Self.candidate("Kasa", [Self.place("Kasa Gallery", metres: 15, category: "gallery")]))
+        let probed = try #require(Self.candidate("Kasa", [Self.place("Kasa Studio", metres: 15, category: "gallery")]))
         #expect(probed.settledScore.verdict == .match && !probed.nameFits)
         #expect(IDProbe.halfSide(MatchQuery(name: "Kasa", near: Self.user), probed, policy: LookupPolicy()) == 1_000)
         // A nonMatch that does not hold every word typed is no candidate.
-        #expect(Self.candidate("Kasi", [Self.place("Kasa Gallery", metres: 15, category: "gallery")]) == nil)
-        #expect(Self.candidate("Kasa Books", [Self.place("Kasa Gallery", metres: 15, category: "gallery")]) == nil)
+        #expect(Self.candidate("Kasi", [Self.place("Kasa Studio", metres: 15, category: "gallery")]) == nil)
+        #expect(Self.candidate("Kasa Books", [Self.place("Kasa Studio", metres: 15, category: "gallery")]) == nil)
+        // "Gallery" and "Sushi" are kind words: the bare name is `review` for those venues, and the square 150 m.
+        for venue in ["Kasa Gallery", "Kasa Sushi"] {
+            let beside = try #require(Self.candidate("Kasa", [Self.place(venue, metres: 15, category: venue.hasSuffix("Sushi") ? "restaurant" : "gallery")]))
+            #expect(beside.nameFits && IDProbe.halfSide(MatchQuery(name: "Kasa", near: Self.user), beside, policy: LookupPolicy()) == 150)
+        }
     }
 
     @Test("a name typed as listed is already a match: nothing to probe")
