@@ -60,7 +60,9 @@ for target in "${targets[@]}"; do
     # a reader allocate 2 GiB is a finding too. Output of the code under test is dropped (-close_fd_mask=1).
     # -seed: a fixed seed makes a run repeatable from a fresh corpus, so a CI finding replays as it happened;
     # FUZZ_SEED=N explores elsewhere.
-    PLACES_FUZZ_TARGET=$target "$binary" "$corpus" "$seeds" "${dictionary_flag[@]}" \
+    # `timeout`: libFuzzer's own -timeout fires only on the fuzzing thread, and a target that waits for work on another
+    # thread (the `command` target runs spot commands on Swift's pool) could outlive it; no target may hold up CI.
+    timeout -k 10 $((seconds + 90)) env PLACES_FUZZ_TARGET=$target "$binary" "$corpus" "$seeds" "${dictionary_flag[@]}" \
         -seed="${FUZZ_SEED:-20261122}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -close_fd_mask=1 \
         -print_final_stats=1 -artifact_prefix="$scratch/findings/$target-" >"$log" 2>&1
     status=$?
@@ -73,10 +75,13 @@ for target in "${targets[@]}"; do
     units=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$done_line")
     printf 'fuzz %-9s %10s runs in %s s, %6s exec/s, cov %5s, ft %6s, corpus %5s inputs' \
         "$target" "${runs:-?}" "$seconds" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${units:-?}"
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        echo "fuzz $target: still running $((seconds + 90)) s after it should have stopped; ended (a hang outside libFuzzer's watch)" >>"$log"
+    fi
     if [ "$status" -ne 0 ]; then
         finding=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
         echo " — FAILED (exit $status)"
-        grep -E 'fuzz invariant broken|Fatal error|ERROR: (AddressSanitizer|libFuzzer)|SUMMARY|ALARM' "$log" | head -5 | sed 's/^/    /'
+        grep -E 'fuzz invariant broken|Fatal error|ERROR: (AddressSanitizer|libFuzzer)|SUMMARY|ALARM|still running' "$log" | head -5 | sed 's/^/    /'
         echo "    input: ${finding:-none saved}; log: $log; replay: swift run PlacesFuzz $target ${finding:-<file>}"
         failed+=("$target")
     else
