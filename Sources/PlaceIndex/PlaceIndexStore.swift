@@ -63,11 +63,11 @@ public final class PlaceIndexStore: Sendable {
         let (pages, pageSize) = try database.read { db in
             (try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0, try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0)
         }
-        let fileSize = PlacesCore.fileSize(atPath: path.path) ?? 0
-        let walSize = PlacesCore.fileSize(atPath: path.path + "-wal") ?? 0
+        let mainBytes = fileSize(atPath: path.path) ?? 0
+        let walBytes = fileSize(atPath: path.path + "-wal") ?? 0
         // With an empty WAL every page lives in the main file; a shorter file lost its end.
-        if walSize == 0, fileSize < pages * pageSize {
-            throw PlaceIndexDamage(path: path, reason: "truncated: \(fileSize) of \(pages * pageSize) bytes")
+        if walBytes == 0, mainBytes < pages * pageSize {
+            throw PlaceIndexDamage(path: path, reason: "truncated: \(mainBytes) of \(pages * pageSize) bytes")
         }
         try database.read { db in
             _ = try Row.fetchAll(db, sql: "SELECT * FROM source")

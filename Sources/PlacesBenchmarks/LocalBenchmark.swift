@@ -53,8 +53,8 @@ enum LocalBenchmark {
             print("local.import skipped: \(indexFile.path) already holds an index")
         }
         let index = try PlaceIndexStore(path: indexFile)
-        let bytes = (try FileManager.default.attributesOfItem(atPath: indexFile.path)[.size] as? NSNumber)?.doubleValue ?? 0
-        let wal = (try? FileManager.default.attributesOfItem(atPath: indexFile.path + "-wal")[.size] as? NSNumber)?.doubleValue ?? 0
+        let bytes = Double(fileSize(atPath: indexFile.path) ?? 0)
+        let wal = Double(fileSize(atPath: indexFile.path + "-wal") ?? 0)
         report("local.index.size", (bytes + wal) / 1_048_576, "MiB")
         report("local.index.names", Double(try index.sources().map(\.names).reduce(0, +)), "names")
 

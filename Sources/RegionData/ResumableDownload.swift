@@ -65,7 +65,7 @@ public struct ResumableDownloader: Sendable {
     }
 
     static func size(of file: URL) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.int64Value ?? 0
+        fileSize(atPath: file.path) ?? 0
     }
 
     enum Outcome: Sendable {
