@@ -213,6 +213,15 @@ def probe_text(text, places, indices, centre):
     return [j for _, _, j in sorted(ranked)]
 
 
+def in_cross(centre, point, reach):
+    """Inside one of the pipeline's two rectangles around `centre` (IDProbe.cross): `reach` either side one way and
+    `reach` / √2 the other, each 1 % larger."""
+    north = abs(point[0] - centre[0]) * 111_320
+    east = abs(point[1] - centre[1]) * 111_320 * math.cos(math.radians(centre[0]))
+    long, short = reach * 1.01, reach / math.sqrt(2) * 1.01
+    return (east <= long and north <= short) or (east <= short and north <= long)
+
+
 def distinctive_typed(text):
     """The words typed that say which place, in their order (the pipeline's PlaceNormalizer.distinctiveWords, with
     bench/decoy_rates.py's kind and stop words); the whole text when none would remain."""
@@ -224,8 +233,9 @@ def run_probe(label, places, share, lookups, seed):
     """The pipeline's free id probe on the same lookups, against a costly source that knows every place: when the
     matcher's own rule does not accept the one cheap candidate within 75 m one slip from the name typed, ask
     (1) which places within 1 km (either side) the distinctive words typed fit (without kind words, articles, company
-    forms and the city, as `distinctive_typed` keeps them) and (2) which the candidate's own name fits first; one id
-    for (1) that is also first for (2) accepts the candidate."""
+    forms and the city, as `distinctive_typed` keeps them), dropping those outside the two rectangles around the user
+    that hold the 1 km disc (`in_cross`), and (2) which the candidate's own name fits first; one id for (1) that is
+    also first for (2) accepts the candidate."""
     grid = Grid(places)
 
     def decide(user, query, cheap):
@@ -234,6 +244,10 @@ def run_probe(label, places, share, lookups, seed):
             return None
         square = grid.within(user, 1_000, square=True)
         ids = probe_text(distinctive_typed(query), places, square, user)
+        if len(ids) >= 2:
+            # The pipeline asks again over two rectangles around the user that hold the disc of the probe's reach,
+            # and drops the ids neither returns: places in the square's corners, farther than 1 km.
+            ids = [j for j in ids if in_cross(user, places[j][1], 1_000)]
         return fits[0] if len(ids) == 1 and probe_text(places[fits[0]][0], places, square, user)[:1] == ids else None
     tally(f"typo_heldout.{label}.cheap_{int(share * 100)}.free_probe", places, simulate(places, share, lookups, seed), decide)
 
