@@ -63,7 +63,10 @@ public final class PlaceIndexStore: Sendable {
             _ = try Row.fetchAll(db, sql: "SELECT * FROM source")
             _ = try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM place")
             _ = try Int64.fetchOne(db, sql: "SELECT max(geonameid) FROM city")
-            _ = try Int64.fetchOne(db, sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH 'a*' LIMIT 1")
+            // One whole word: it reads the full-text index's structure and looks the word up in every segment.
+            // The prefix query `a*` that was here read the doclists of every word starting with "a": 10 M
+            // instructions, a sixth of all a warm `places search` executes.
+            _ = try Int64.fetchOne(db, sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH 'x' LIMIT 1")
             _ = try Int64.fetchOne(db, sql: "SELECT id FROM place_rtree WHERE min_lat >= 0 LIMIT 1")
         }
     }
