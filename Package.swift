@@ -62,7 +62,7 @@ let package = Package(
         // The local provider's index (derived data: rebuilt from the bundled or imported files).
         .target(
             name: "PlaceIndex",
-            dependencies: ["PlacesCore", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["PlacesCore", "StoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             path: "Sources/PlaceIndex"),
         // The only cache: provider answers kept for as long as each provider's terms allow.

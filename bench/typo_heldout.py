@@ -20,7 +20,9 @@ place meant (or a second listing of it under the same name); wrong = another pla
 from a neighbour's name).
 
 Then the same lookups through the pipeline's free id probe (`free_probe`), with a costly source that knows every
-place and answers Text Search by the rule the benchmark's and the tests' fake Google use (see `probe_fit`).
+place and answers Text Search by the rule the benchmark's and the tests' fake Google use (see `probe_fit`); and
+bare names (the distinctive words typed alone) through the probe's 150 m square, without and with the two
+rectangles around the user that drop places beyond 150 m of it (`bare_probe`, `bare_probe_cross`).
 
     python3 bench/typo_heldout.py [INDEX.sqlite]
 """
@@ -145,9 +147,9 @@ class Grid:
         return [j for j in found if metres(point, self.places[j][1]) <= radius]
 
 
-def simulate(places, share, lookups, seed):
-    """The lookups, each as (truth, user's point, name typed, whether it slipped, cheap places within 75 m that do
-    not have the name as typed), skipping those where one does (the lookup accepts it as typed)."""
+def simulate(places, share, lookups, seed, typing=typed, reach=75):
+    """The lookups, each as (truth, user's point, name typed, whether it slipped, cheap places within `reach` metres
+    that do not have the name as typed), or None for the last when one does (the lookup accepts it as typed)."""
     rng = random.Random(seed)
     knows = [rng.random() < share for _ in places]
     grid = Grid(places)
@@ -155,8 +157,8 @@ def simulate(places, share, lookups, seed):
         truth = rng.randrange(len(places))
         name, point = places[truth]
         user = move(point, rng.random() * 60, rng)
-        query, slipped = typed(name, rng)
-        cheap = [j for j in grid.within(user, 75) if knows[j]]
+        query, slipped = typing(name, rng)
+        cheap = [j for j in grid.within(user, reach) if knows[j]]
         yield truth, user, query, slipped, None if any(places[j][0] == query for j in cheap) else cheap
 
 
@@ -213,6 +215,15 @@ def probe_text(text, places, indices, centre):
     return [j for _, _, j in sorted(ranked)]
 
 
+def in_cross(centre, point, reach):
+    """Inside one of the pipeline's two rectangles around `centre` (IDProbe.cross): `reach` either side one way and
+    `reach` / √2 the other, each 1 % larger."""
+    north = abs(point[0] - centre[0]) * 111_320
+    east = abs(point[1] - centre[1]) * 111_320 * math.cos(math.radians(centre[0]))
+    long, short = reach * 1.01, reach / math.sqrt(2) * 1.01
+    return (east <= long and north <= short) or (east <= short and north <= long)
+
+
 def distinctive_typed(text):
     """The words typed that say which place, in their order (the pipeline's PlaceNormalizer.distinctiveWords, with
     bench/decoy_rates.py's kind and stop words); the whole text when none would remain."""
@@ -224,8 +235,9 @@ def run_probe(label, places, share, lookups, seed):
     """The pipeline's free id probe on the same lookups, against a costly source that knows every place: when the
     matcher's own rule does not accept the one cheap candidate within 75 m one slip from the name typed, ask
     (1) which places within 1 km (either side) the distinctive words typed fit (without kind words, articles, company
-    forms and the city, as `distinctive_typed` keeps them) and (2) which the candidate's own name fits first; one id
-    for (1) that is also first for (2) accepts the candidate."""
+    forms and the city, as `distinctive_typed` keeps them), dropping those outside the two rectangles around the user
+    that hold the 1 km disc (`in_cross`), and (2) which the candidate's own name fits first; one id for (1) that is
+    also first for (2) accepts the candidate."""
     grid = Grid(places)
 
     def decide(user, query, cheap):
@@ -234,8 +246,54 @@ def run_probe(label, places, share, lookups, seed):
             return None
         square = grid.within(user, 1_000, square=True)
         ids = probe_text(distinctive_typed(query), places, square, user)
+        if len(ids) >= 2:
+            # The pipeline asks again over two rectangles around the user that hold the disc of the probe's reach,
+            # and drops the ids neither returns: places in the square's corners, farther than 1 km.
+            ids = [j for j in ids if in_cross(user, places[j][1], 1_000)]
         return fits[0] if len(ids) == 1 and probe_text(places[fits[0]][0], places, square, user)[:1] == ids else None
     tally(f"typo_heldout.{label}.cheap_{int(share * 100)}.free_probe", places, simulate(places, share, lookups, seed), decide)
+
+
+def snapped(point, metres_step=100):
+    """The point snapped to the pipeline's cache grid (CoordinateGrid.snap): the probe squares' centre."""
+    lat_step = metres_step / 6_371_008.8 * 180 / math.pi
+    lat = round(point[0] / lat_step) * lat_step
+    lon_step = lat_step / max(0.01, math.cos(math.radians(lat)))
+    return lat, round(point[1] / lon_step) * lon_step
+
+
+def in_square(centre, point, half):
+    north = abs(point[0] - centre[0]) * 111_195
+    east = abs(point[1] - centre[1]) * 111_195 * math.cos(math.radians(centre[0]))
+    return north <= half and east <= half
+
+
+def bare(name, _rng):
+    """A name as typed without its kind word ("vama" for "vama bakery"); a name without one is typed whole."""
+    return distinctive_typed(name), False
+
+
+def run_bare_probe(label, places, share, lookups, seed, cross):
+    """The probe on bare names (`bare`, the person 0-60 m from the place): when the cheap source lists exactly one place within 150 m whose name holds every word
+    typed and more (the `review` candidate), the pipeline probes over 150 m either side of the point snapped to the
+    100 m grid: (1) the words typed, dropping (with `cross`) the ids outside the two rectangles around the user that
+    hold the 150 m disc, and (2) the candidate's own name; one id for (1) that is also first for (2) accepts the
+    candidate."""
+    grid = Grid(places)
+
+    def decide(user, query, cheap):
+        holding = [j for j in cheap if set(query.split()) < set(places[j][0].split())]
+        centre = snapped(user)
+        if len(holding) != 1 or not in_square(centre, places[holding[0]][1], 150):
+            return None
+        square = [j for j in grid.within(centre, 250) if in_square(centre, places[j][1], 150)]
+        ids = probe_text(query, places, square, centre)
+        if cross and len(ids) >= 2:
+            ids = [j for j in ids if in_cross(user, places[j][1], 150)]
+        named = probe_text(places[holding[0]][0], places, square, centre)[:1]
+        return holding[0] if len(ids) == 1 and named == ids else None
+    key = f"typo_heldout.{label}.cheap_{int(share * 100)}.bare_probe{'_cross' if cross else ''}"
+    tally(key, places, simulate(places, share, lookups, seed, typing=bare, reach=150), decide)
 
 
 def main():
@@ -248,6 +306,8 @@ def main():
         for rule in (one_slip, narrow_slip):
             run("usuk_names", usuk, share, 10_000, seed=11, word_rule=rule)
         run_probe("usuk_names", usuk, share, 10_000, seed=11)
+        for cross in (False, True):
+            run_bare_probe("usuk_names", usuk, share, 10_000, seed=13, cross=cross)
     if len(sys.argv) > 1:
         db = sqlite3.connect(sys.argv[1])
         helsinki = [(fold(n), (lat, lon)) for n, lat, lon in
@@ -256,6 +316,8 @@ def main():
             for rule in (one_slip, narrow_slip):
                 run("helsinki_pois", helsinki, share, 10_000, seed=12, word_rule=rule)
             run_probe("helsinki_pois", helsinki, share, 10_000, seed=12)
+            for cross in (False, True):
+                run_bare_probe("helsinki_pois", helsinki, share, 10_000, seed=14, cross=cross)
 
 
 if __name__ == "__main__":

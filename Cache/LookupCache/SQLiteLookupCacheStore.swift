@@ -12,7 +12,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     public let path: URL
     public var location: String { path.path }
     public let configuration: LookupCacheConfiguration
-    private let pool: DatabasePool
+    private let database: any DatabaseWriter
     private let clock: @Sendable () -> Date
     /// A connection of its own for ``changeStamp()``, opened on first use: `PRAGMA data_version` is per connection,
     /// and changes on it when any other connection (this process's pool included, or another process) commits.
@@ -20,7 +20,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     private let stampConnection = Mutex<(queue: DatabaseQueue?, opened: UInt64)>((nil, 0))
 
     public init(path: URL, configuration: LookupCacheConfiguration = LookupCacheConfiguration(),
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+                clock: @escaping @Sendable () -> Date = { Date() }, concurrentReaders: Bool = true) throws {
         self.path = path
         self.configuration = configuration
         self.clock = clock
@@ -29,7 +29,8 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        pool = try StoreDatabase.open(name: "lookup cache", path: path, configuration: config, migrator: Self.migrator)
+        database = try StoreDatabase.open(name: "lookup cache", path: path, configuration: config, migrator: Self.migrator,
+                                          concurrentReaders: concurrentReaders)
     }
 
     private static var migrator: DatabaseMigrator {
@@ -55,7 +56,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
 
     public func entry(for key: String) async throws -> CachedEntry? {
         let now = clock()
-        let found = try await pool.read { db -> (CachedEntry, Double)? in
+        let found = try await database.read { db -> (CachedEntry, Double)? in
             // A cached statement: hits are the hot path, and compiling the SQL each time would double their cost.
             let statement = try db.cachedStatement(sql: """
                 SELECT kind, payload, providers, stored_at, expires_at, last_used_at FROM entry WHERE key = ?
@@ -72,7 +73,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
         }
         guard let (entry, lastUsed) = found else { return nil }
         if now.timeIntervalSince1970 - lastUsed >= configuration.touchInterval {
-            try await pool.write { db in
+            try await database.write { db in
                 try db.execute(sql: "UPDATE entry SET last_used_at = ? WHERE key = ?",
                                arguments: [now.timeIntervalSince1970, key])
             }
@@ -85,7 +86,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
         let now = clock().timeIntervalSince1970
         let providerList = "," + Set(providers).sorted().joined(separator: ",") + ","
         let size = payload.count + key.utf8.count
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: """
                 INSERT OR REPLACE INTO entry (key, kind, payload, providers, stored_at, expires_at, last_used_at, size)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -122,7 +123,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
         }
         let filter = arguments
         let whereClause = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
-        return try await pool.write { db in
+        return try await database.write { db in
             try db.execute(sql: "DELETE FROM entry" + whereClause, arguments: filter)
             return db.changesCount
         }
@@ -157,7 +158,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     }
 
     public func vacuum() async throws {
-        try await pool.writeWithoutTransaction { db in
+        try await database.writeWithoutTransaction { db in
             try db.execute(sql: "VACUUM")
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
@@ -165,7 +166,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
 
     public func stats() async throws -> CacheStats {
         let now = clock().timeIntervalSince1970
-        return try await pool.read { db in
+        return try await database.read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT COUNT(*) AS entries,
                        COALESCE(SUM(kind = 'answer'), 0) AS answers,

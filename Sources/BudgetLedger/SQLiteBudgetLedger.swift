@@ -10,7 +10,7 @@ import StoreSupport
 public final class SQLiteBudgetLedger: BudgetLedger {
     public let path: URL
     public let policy: BudgetPolicy
-    private let pool: DatabasePool
+    private let database: any DatabaseWriter
     private let clock: @Sendable () -> Date
     /// Reserves, settles and refunds coalesce (``GroupCommitter``): concurrent writes from this process share one
     /// `BEGIN IMMEDIATE` transaction, decided in arrival order, so the write lock is taken and the file synced once
@@ -20,17 +20,18 @@ public final class SQLiteBudgetLedger: BudgetLedger {
     /// - Parameter maximumBatch: the most writes one transaction takes (``GroupCommitQueue/maximumBatch``); 1 turns
     ///   group commit off (one transaction per call), which is what `places-bench postgres` compares against.
     public init(path: URL, policy: BudgetPolicy = BudgetPolicy(), clock: @escaping @Sendable () -> Date = { Date() },
-                maximumBatch: Int = GroupCommitQueueLimit.default) throws {
+                maximumBatch: Int = GroupCommitQueueLimit.default, concurrentReaders: Bool = true) throws {
         self.path = path
         self.policy = policy
         self.clock = clock
         var config = Configuration()
         // Another process may hold the write lock for a moment; wait rather than fail.
         config.busyMode = .timeout(30)
-        let pool = try StoreDatabase.open(name: "budget ledger", path: path, configuration: config, migrator: Self.migrator)
-        self.pool = pool
+        let database = try StoreDatabase.open(name: "budget ledger", path: path, configuration: config, migrator: Self.migrator,
+                                              concurrentReaders: concurrentReaders)
+        self.database = database
         writes = GroupCommittedWrites(policy: policy, clock: clock, maximumBatch: maximumBatch) { [policy] batch in
-            try await Self.commit(batch, pool: pool, policy: policy)
+            try await Self.commit(batch, database: database, policy: policy)
         }
     }
 
@@ -73,8 +74,8 @@ public final class SQLiteBudgetLedger: BudgetLedger {
     public func refund(_ reservation: Reservation) async throws { try await writes.refund(reservation) }
 
     /// Runs one batch in one transaction; a reservation's answer for each `.reserve`, nil for the others.
-    private static func commit(_ batch: [LedgerWrite], pool: DatabasePool, policy: BudgetPolicy) async throws -> [ReservationOutcome?] {
-        try await pool.writeWithoutTransaction { db in
+    private static func commit(_ batch: [LedgerWrite], database: any DatabaseWriter, policy: BudgetPolicy) async throws -> [ReservationOutcome?] {
+        try await database.writeWithoutTransaction { db in
             var outcomes: [ReservationOutcome?] = []
             try db.inTransaction(.immediate) {
                 outcomes = []
@@ -187,7 +188,7 @@ public final class SQLiteBudgetLedger: BudgetLedger {
     // MARK: Limits and reports
 
     public func setLimits(provider: String?, perDay: MicroDollars??, perMonth: MicroDollars??) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             for (period, value) in [(BudgetPeriod.day, perDay), (.month, perMonth)] {
                 guard let value else { continue }
                 try db.execute(sql: "INSERT OR REPLACE INTO budget_limit (scope, period, amount) VALUES (?, ?, ?)",
@@ -198,7 +199,7 @@ public final class SQLiteBudgetLedger: BudgetLedger {
 
     public func report() async throws -> BudgetReport {
         let (day, month) = policy.periodKeys(for: clock())
-        return try await pool.read { db in
+        return try await database.read { db in
             func figures(_ provider: String?, _ period: BudgetPeriod, _ key: String) throws -> BudgetReport.PeriodFigures {
                 let (spent, calls) = try Self.totals(db, provider: provider, period: period, key: key)
                 let limit = try Self.limit(db, policy: policy, scope: provider, period: period)

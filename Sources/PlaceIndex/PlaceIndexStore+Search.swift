@@ -672,7 +672,9 @@ struct TypoCorrection {
 /// Builds FTS5 MATCH expressions from prepared words without letting punctuation become FTS syntax.
 enum FullTextQuery {
     static func quoted(_ word: String) -> String {
-        "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Split and joined rather than Foundation's `replacingOccurrences`, which goes through NSString: a
+        // one-command search paid for that bridge on every word.
+        "\"" + word.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 
     static func any(_ words: [String]) -> String {

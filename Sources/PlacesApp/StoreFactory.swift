@@ -31,7 +31,8 @@ struct StoreFactory: Sendable {
         let configuration = LookupCacheConfiguration(maxBytes: settings.cache.maxBytes)
         if let shared { return PostgresLookupCache(database: shared, configuration: configuration, clock: clock) }
         return try opening(in: environment.cacheDirectory) {
-            try SQLiteLookupCacheStore(path: environment.cacheDatabase, configuration: configuration, clock: clock)
+            try SQLiteLookupCacheStore(path: environment.cacheDatabase, configuration: configuration, clock: clock,
+                                       concurrentReaders: concurrentReaders)
         }
     }
 
@@ -39,15 +40,20 @@ struct StoreFactory: Sendable {
     func openLedger() throws -> any BudgetLedger {
         if let shared { return PostgresBudgetLedger(database: shared, policy: Self.budgetPolicy(settings), clock: clock) }
         return try opening(in: environment.dataDirectory) {
-            try SQLiteBudgetLedger(path: environment.budgetDatabase, policy: Self.budgetPolicy(settings), clock: clock)
+            try SQLiteBudgetLedger(path: environment.budgetDatabase, policy: Self.budgetPolicy(settings), clock: clock,
+                                   concurrentReaders: concurrentReaders)
         }
     }
 
     /// Saved spots: user data.
     func openSpots() throws -> any SpotStore {
         if let shared { return PostgresSpotStore(database: shared) }
-        return try opening(in: environment.dataDirectory) { try SQLiteSpotStore(path: environment.spotsDatabase) }
+        return try opening(in: environment.dataDirectory) { try SQLiteSpotStore(path: environment.spotsDatabase, concurrentReaders: concurrentReaders) }
     }
+
+    /// A serving process reads its SQLite files through pools of connections; one command through one connection
+    /// each, which writes nothing as it opens.
+    private var concurrentReaders: Bool { lifetime == .serving }
 
     /// A store that cannot be opened is a ``StorageError`` (read-only, full, locked …) when it is one, so
     /// every front end words it from one place.

@@ -679,7 +679,7 @@ struct PipelineBenchProvider: PlaceProvider {
     }
 
     /// The costly source's free id probe, modelled on Text Search with an IDs-only mask and a location
-    /// restriction, by a rule of its own rather than the matcher's: a place it knows inside the square
+    /// restriction, by a rule of its own rather than the matcher's: a place it knows inside the rectangle
     /// fits when a word typed (three letters or more) equals a word of its name, starts one, or is one slip
     /// from one (a swapped, dropped, added or changed letter; both words four letters or more). Ranked by the
     /// words that fit (equal 3, slip 2, start 1, summed), then by distance; at most 20. One request in five
@@ -689,7 +689,7 @@ struct PipelineBenchProvider: PlaceProvider {
         guard !cheap else { throw ProviderError.unsupported(name, .probe) }
         let asked = Self.words(query.text)
         let (low, high) = query.corners
-        let inside = world.around(query.center, reach: query.halfSide).filter { i in
+        let inside = world.around(query.center, reach: max(query.halfSide, query.halfHeight ?? 0)).filter { i in
             let c = world.places[i].coordinate
             return c.latitude >= low.latitude && c.latitude <= high.latitude
                 && c.longitude >= low.longitude && c.longitude <= high.longitude

@@ -92,7 +92,9 @@ public enum CategoryWords {
     static let phrases: [String: [String]] = {
         var phrases = synonyms
         for category in PlaceCategory.all where category != "city" {
-            let words = category.replacingOccurrences(of: "_", with: " ")
+            // Not Foundation's `replacingOccurrences`: through NSString, these sixty calls were a tenth of the
+            // CPU a one-command search spends after parsing its arguments.
+            let words = String(category.map { $0 == "_" ? " " : $0 })
             if phrases[words] == nil { phrases[words] = [words] }
             if phrases[words + "s"] == nil { phrases[words + "s"] = [words] }
         }

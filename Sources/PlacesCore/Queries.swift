@@ -188,32 +188,41 @@ public struct MatchQuery: PlaceQuery {
 }
 
 /// "Which of your places does this text fit, within this area?", answered with place ids only
-/// (``PlaceProvider/probe(_:)``). The area is a square of `halfSide` metres either side of `center`: Google's
-/// Text Search restricts to a rectangle, never a circle.
+/// (``PlaceProvider/probe(_:)``). The area is a rectangle around `center`, `halfSide` metres either side east–west
+/// and `halfHeight` north–south (a square when `halfHeight` is nil): Google's Text Search restricts to a
+/// rectangle, never a circle.
 public struct ProbeQuery: PlaceQuery {
     public var text: String
     public var center: Coordinate
     public var halfSide: Double
+    /// Metres either side north–south when the area is not a square.
+    public var halfHeight: Double?
     /// The most ids wanted: the pipeline only needs to tell one from more than one.
     public var limit: Int
 
-    public init(text: String, center: Coordinate, halfSide: Double, limit: Int = 2) {
+    public init(text: String, center: Coordinate, halfSide: Double, halfHeight: Double? = nil, limit: Int = 2) {
         self.text = text
         self.center = center
         self.halfSide = halfSide
+        self.halfHeight = halfHeight
         self.limit = limit
     }
 
-    /// The square's south-west and north-east corners.
+    /// The rectangle's south-west and north-east corners.
     public var corners: (low: Coordinate, high: Coordinate) {
-        let dLat = halfSide / GeoMath.earthRadiusMeters * 180 / .pi
-        let dLon = dLat / max(0.01, cos(center.latitude * .pi / 180))
+        let metresToDegrees = 180 / .pi / GeoMath.earthRadiusMeters
+        let dLat = (halfHeight ?? halfSide) * metresToDegrees
+        let dLon = halfSide * metresToDegrees / max(0.01, cos(center.latitude * .pi / 180))
         return (Coordinate(latitude: max(-90, center.latitude - dLat), longitude: max(-180, center.longitude - dLon)),
                 Coordinate(latitude: min(90, center.latitude + dLat), longitude: min(180, center.longitude + dLon)))
     }
 
+    /// The centre is keyed as given, not snapped to `grid`: the area is exact, and a rectangle around a user's own
+    /// point is another question than the same rectangle around the cell's centre. The pipeline snaps the point
+    /// itself where repeats should share a probe.
     public func canonicalForm(grid: CoordinateGrid) -> String {
-        "probe|q=\(canonicalText(text))|at=\(grid.key(center))|half=\(canonicalNumber(halfSide))|n=\(limit)"
+        "probe|q=\(canonicalText(text))|at=\(CoordinateGrid.exact.key(center))|half=\(canonicalNumber(halfSide))"
+            + (halfHeight.map { "|tall=\(canonicalNumber($0))" } ?? "") + "|n=\(limit)"
     }
 }
 

@@ -9,7 +9,7 @@ import PlacesMatching
 /// `review`: the place meant may be a namesake the cheap source lacks, and nothing in the question tells. The
 /// costly provider knows (its coverage includes the cheap source's), and Google answers one question about it
 /// for free: Text Search with the IDs-only field mask (`places.id`, billed $0, ids cacheable indefinitely).
-/// Two such questions (three probes at most), restricted to a square around the user:
+/// Two such questions (five probes at most), restricted to a square around the user:
 ///
 /// 1. the distinctive words typed (``PlaceNormalizer/distinctiveWords(of:localities:)``: without kind words,
 ///    articles, company forms and the city): exactly one id means the costly source knows one place those
@@ -20,6 +20,10 @@ import PlacesMatching
 /// Real searches add loosely related results, so when (1) gives two ids or more the words are asked again over
 /// a square twice as wide: an id of (1) that the wider search does not return is no place the words fit (one
 /// inside the first square would come back), and is dropped (``run(_:candidate:on:halfSide:grid:steps:probes:)``).
+/// The square's corners reach farther from the user than any place the paid answer could make the answer, so
+/// when two ids or more remain the words are asked once more over two rectangles around the user's own point
+/// that together hold every place within the square's reach of it: an id neither returns is farther, and is
+/// dropped too.
 ///
 /// When the one id of (1) is the first of (2), the only place the words fit is the cheap candidate, and it is
 /// accepted without the paid call. Anything else (no id, two or more, another first id, a failed probe) pays as
@@ -106,6 +110,15 @@ enum IDProbe {
     /// Google's largest page of Text Search results: a probe answered with this many ids may have left some out.
     static let pageSize = 20
 
+    /// Two rectangles around `point` that together hold every place within `reach` metres of it: `reach` either
+    /// side one way and `reach` / √2 the other (a point of the circle lies within `reach` / √2 of the centre
+    /// along one axis at least), each 1 % larger so the flat rectangle's edges do not cut the curved distance.
+    static func cross(_ text: String, around point: Coordinate, reach: Double) -> [ProbeQuery] {
+        let (long, short) = (reach * 1.01, reach / 2.squareRoot() * 1.01)
+        return [ProbeQuery(text: text, center: point, halfSide: long, halfHeight: short, limit: pageSize),
+                ProbeQuery(text: text, center: point, halfSide: short, halfHeight: long, limit: pageSize)]
+    }
+
     /// Asks `provider` the probes through its decorators (metered at $0, cached), notes each in `steps`, and says
     /// whether the candidate is settled. A failed probe settles nothing and is no failure of the lookup: the
     /// paid call that follows is asked as before.
@@ -117,7 +130,17 @@ enum IDProbe {
     ///    (real searches add them), not a place the words fit, and is dropped. A full page drops nothing. So
     ///    the ids kept still include every place the words fit in the square, and "exactly one" means what it
     ///    meant without the rule.
-    /// 3. The candidate's own name over the first square: its first id must be the one id kept.
+    /// 3. Only when two ids or more remain: the same words over the cross of two rectangles centred on the user's
+    ///    own point (not the snapped one), `halfSide` either side one way and `halfSide` / √2 the other, each
+    ///    1 % larger for the flat-earth corners. Together they hold the disc of radius `halfSide` around the
+    ///    user, the farthest from the user that the paid answer could make a place the answer: the matcher's
+    ///    150 m for a name alone (a namesake farther off shares the words with the candidate, so it is no exact
+    ///    name only it holds), its 1 km for an exact name no other candidate shares. The first square, centred
+    ///    on the snapped point, reaches past that disc in its corners (up to 1.4 × `halfSide` and the snap's
+    ///    71 m): an id of (1) neither rectangle returns lies outside the disc, where the paid answer could not
+    ///    take it, and is dropped. A full page drops nothing. The candidate stays if it is within the disc;
+    ///    if not, it is dropped too and the lookup pays (its id is no longer the one kept).
+    /// 4. The candidate's own name over the first square: its first id must be the one id kept.
     ///
     /// Dropping cannot accept a candidate for a namesake ("rojosu" typed beside the museum Rojosu, the cheap source
     /// listing only "Rojosu Hotelli"): the candidate lies inside the first square (checked before any probe), the
@@ -140,10 +163,11 @@ enum IDProbe {
                                     cost: .zero))
             return false
         }
-        func ask(_ text: String, halfSide: Double, limit: Int) async throws -> [String]? {
+        func ask(_ probe: ProbeQuery) async throws -> [String]? {
+            let text = probe.text
             do {
                 probes[provider.name, default: 0] += 1
-                return try await provider.probe(ProbeQuery(text: text, center: center, halfSide: halfSide, limit: limit))
+                return try await provider.probe(probe)
             } catch let unavailable as StorageUnavailable {
                 throw unavailable
             } catch {
@@ -156,24 +180,40 @@ enum IDProbe {
         }
         let words = PlaceNormalizer.distinctiveWords(of: query.name,
                                                      localities: [query.city, candidate.place.address?.city].compactMap { $0 })
-        guard let typed = try await ask(words, halfSide: halfSide, limit: pageSize) else { return false }
+        guard let typed = try await ask(ProbeQuery(text: words, center: center, halfSide: halfSide, limit: pageSize)) else { return false }
         var fitting = typed
         var dropped = 0
         if typed.count >= 2 && typed.count < pageSize {
-            guard let wider = try await ask(words, halfSide: 2 * halfSide, limit: pageSize) else { return false }
+            guard let wider = try await ask(ProbeQuery(text: words, center: center, halfSide: 2 * halfSide, limit: pageSize)) else {
+                return false
+            }
             if wider.count < pageSize {
                 fitting = typed.filter(wider.contains)
                 dropped = typed.count - fitting.count
             }
         }
-        let unrelated = dropped == 0 ? "" : " once \(dropped) loosely related result(s) missing from a square twice as wide are dropped"
+        var farther = 0
+        if fitting.count >= 2 && typed.count < pageSize {
+            var within = Set<String>()
+            for rectangle in cross(words, around: near, reach: halfSide) {
+                guard let arm = try await ask(rectangle) else { return false }
+                guard arm.count < pageSize else { within = Set(fitting); break }
+                within.formUnion(arm)
+            }
+            farther = fitting.count - fitting.filter(within.contains).count
+            fitting = fitting.filter(within.contains)
+        }
+        let unrelated = (dropped == 0 ? "" : " once \(dropped) loosely related result(s) missing from a square twice as wide are dropped")
+            + (farther == 0 ? "" : "\(dropped == 0 ? " once" : " and") \(farther) place(s) farther than \(Int(halfSide)) m from the point are dropped")
         guard fitting.count == 1 else {
             let count = fitting.isEmpty ? "no place" : "more than one place"
             steps.append(LookupStep(.probed, provider: provider.name,
                                     "free id probe: \(count) fits \"\(words)\" \(area)\(unrelated); paying", cost: .zero))
             return false
         }
-        guard let named = try await ask(candidate.place.name, halfSide: halfSide, limit: 1) else { return false }
+        guard let named = try await ask(ProbeQuery(text: candidate.place.name, center: center, halfSide: halfSide, limit: 1)) else {
+            return false
+        }
         guard named.first == fitting[0] else {
             steps.append(LookupStep(.probed, provider: provider.name,
                                     "free id probe: one place fits \"\(words)\" \(area)\(unrelated), but not the one listed as "

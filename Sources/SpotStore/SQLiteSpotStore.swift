@@ -10,19 +10,23 @@ import StoreSupport
 /// same time. Spatial questions go through an R*Tree of the spots' points: the bounding box of the radius picks
 /// candidates, and the haversine distance from ``GeoMath`` decides.
 public final class SQLiteSpotStore: SpotStore {
-    public let pool: DatabasePool
+    /// A pool in a serving process, one connection for one command (see ``StoreDatabase/connect(path:configuration:concurrentReaders:)``).
+    public let database: any DatabaseWriter
 
     /// Opens (creating when missing) the database at `path` and brings its schema up to date.
-    /// - Parameter busyTimeout: how long a write waits for another process's write before failing.
+    /// - Parameters:
+    ///   - busyTimeout: how long a write waits for another process's write before failing.
+    ///   - concurrentReaders: `false` for one connection that writes nothing as it opens (one command).
     /// - Throws: ``StoreOpenError`` saying which file and why.
-    public init(path: URL, busyTimeout: TimeInterval = 15) throws {
+    public init(path: URL, busyTimeout: TimeInterval = 15, concurrentReaders: Bool = true) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         // WAL + NORMAL: a killed process never loses a committed transaction; only a power cut can
         // lose the last few, and nothing is ever half-written.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        pool = try StoreDatabase.open(name: "spots database", path: path, configuration: configuration, migrator: Self.migrator)
+        database = try StoreDatabase.open(name: "spots database", path: path, configuration: configuration, migrator: Self.migrator,
+                                          concurrentReaders: concurrentReaders)
     }
 
     static var migrator: DatabaseMigrator {
@@ -99,16 +103,16 @@ public final class SQLiteSpotStore: SpotStore {
     // MARK: Writing spots
 
     public func add(_ spot: Spot) async throws {
-        try await pool.write { db in try Self.insert(spot, db) }
+        try await database.write { db in try Self.insert(spot, db) }
     }
 
     public func add(_ spots: [Spot]) async throws {
-        try await pool.write { db in for spot in spots { try Self.insert(spot, db) } }
+        try await database.write { db in for spot in spots { try Self.insert(spot, db) } }
     }
 
     @discardableResult
     public func update(_ reference: String, now: Date, _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot {
-        try await pool.write { db in
+        try await database.write { db in
             var spot = try Self.resolve(reference, db)
             try change(&spot)
             spot.updatedAt = now.roundedToMilliseconds
@@ -119,7 +123,7 @@ public final class SQLiteSpotStore: SpotStore {
 
     @discardableResult
     public func remove(_ reference: String) async throws -> Spot {
-        try await pool.write { db in
+        try await database.write { db in
             let spot = try Self.resolve(reference, db)
             try db.execute(sql: "DELETE FROM spot WHERE id = ?", arguments: [spot.id.storeKey])
             return spot
@@ -127,7 +131,7 @@ public final class SQLiteSpotStore: SpotStore {
     }
 
     public func importAll(spots: [Spot], visits: [Visit], replacing: Bool) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             if replacing {
                 try db.execute(sql: "DELETE FROM visit; DELETE FROM spot;")
             }
@@ -141,17 +145,17 @@ public final class SQLiteSpotStore: SpotStore {
     // MARK: Reading spots
 
     public func resolve(_ reference: String) async throws -> Spot {
-        try await pool.read { db in try Self.resolve(reference, db) }
+        try await database.read { db in try Self.resolve(reference, db) }
     }
 
     public func spot(id: UUID) async throws -> Spot? {
-        try await pool.read { db in
+        try await database.read { db in
             try Self.spot(id: id, db)
         }
     }
 
     public func spots(attachedTo placeID: PlaceID) async throws -> [Spot] {
-        try await pool.read { db in
+        try await database.read { db in
             try Array(Row.fetchCursor(db, sql: """
                 SELECT spot.* FROM spot_place JOIN spot ON spot.rowid = spot_place.spot_rowid
                 WHERE spot_place.place_id = ? ORDER BY spot.created_at
@@ -161,7 +165,7 @@ public final class SQLiteSpotStore: SpotStore {
 
     /// One read transaction for the whole batch, so big imports stay fast.
     public func duplicateCandidates(for spots: [Spot], radius: Double) async throws -> [[Spot]] {
-        try await pool.read { db in
+        try await database.read { db in
             guard try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0 > 0 else { return spots.map { _ in [] } }
             let byPlace = try db.cachedStatement(sql: """
                 SELECT spot.* FROM spot_place JOIN spot ON spot.rowid = spot_place.spot_rowid WHERE spot_place.place_id = ?
@@ -181,7 +185,7 @@ public final class SQLiteSpotStore: SpotStore {
     }
 
     public func count() async throws -> Int {
-        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0 }
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0 }
     }
 
     public func list(_ filter: SpotFilter) async throws -> [Spot] {
@@ -211,7 +215,7 @@ public final class SQLiteSpotStore: SpotStore {
         }
         let sql = "SELECT * FROM spot \(whereClause) ORDER BY \(order)"
         let filterArguments = arguments
-        var spots = try await pool.read { db in try Array(Row.fetchCursor(db, sql: sql, arguments: filterArguments).map(Self.spot(from:))) }
+        var spots = try await database.read { db in try Array(Row.fetchCursor(db, sql: sql, arguments: filterArguments).map(Self.spot(from:))) }
         if filter.sort == .distance, let reference = filter.reference {
             spots = spots.map { ($0, GeoMath.distance(reference, $0.coordinate)) }
                 .sorted { $0.1 < $1.1 }.map(\.0)
@@ -220,14 +224,14 @@ public final class SQLiteSpotStore: SpotStore {
     }
 
     public func categories() async throws -> [(category: String?, count: Int)] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT category, count(*) AS n FROM spot GROUP BY category ORDER BY n DESC, category")
                 .map { (category: $0["category"] as String?, count: $0["n"] as Int) }
         }
     }
 
     public func near(_ center: Coordinate, radius: Double, limit: Int?) async throws -> [SpotDistance] {
-        try await pool.read { db in
+        try await database.read { db in
             var hits = try Self.candidates(center, radius: radius, db).filter { $0.distance <= radius }
             hits.sort { $0.distance < $1.distance }
             if let limit, hits.count > limit { hits.removeLast(hits.count - limit) }
@@ -237,7 +241,7 @@ public final class SQLiteSpotStore: SpotStore {
 
     public func nearest(_ center: Coordinate, limit: Int) async throws -> [SpotDistance] {
         guard limit > 0 else { return [] }
-        return try await pool.read { db in
+        return try await database.read { db in
             let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM spot") ?? 0
             let wanted = min(limit, total)
             guard wanted > 0 else { return [] }
@@ -256,11 +260,11 @@ public final class SQLiteSpotStore: SpotStore {
     }
 
     public func allSpots() async throws -> [Spot] {
-        try await pool.read { db in try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot ORDER BY created_at, id").map(Self.spot(from:))) }
+        try await database.read { db in try Array(Row.fetchCursor(db, sql: "SELECT * FROM spot ORDER BY created_at, id").map(Self.spot(from:))) }
     }
 
     public func allPoints() async throws -> [SpotPoint] {
-        try await pool.read { db in
+        try await database.read { db in
             let rows = try Row.fetchCursor(db, sql: "SELECT id, name, lat, lon FROM spot")
             var points: [SpotPoint] = []
             while let row = try rows.next() {
@@ -274,17 +278,17 @@ public final class SQLiteSpotStore: SpotStore {
     // MARK: Visits
 
     public func log(_ visit: Visit) async throws {
-        try await pool.write { db in try Self.insert(visit, db) }
+        try await database.write { db in try Self.insert(visit, db) }
     }
 
     public func visit(_ reference: String) async throws -> Visit {
-        try await pool.read { db in try Self.resolveVisit(reference, db) }
+        try await database.read { db in try Self.resolveVisit(reference, db) }
     }
 
     @discardableResult
     public func updateVisit(_ reference: String, _ change: @Sendable (inout Visit) throws -> Void) async throws -> Visit {
         try await withoutActuallyEscaping(change) { change in
-            try await pool.write { db in
+            try await database.write { db in
                 var visit = try Self.resolveVisit(reference, db)
                 let id = visit.id
                 try change(&visit)
@@ -297,7 +301,7 @@ public final class SQLiteSpotStore: SpotStore {
 
     @discardableResult
     public func removeVisit(_ reference: String) async throws -> Visit {
-        try await pool.write { db in
+        try await database.write { db in
             let visit = try Self.resolveVisit(reference, db)
             try db.execute(sql: "DELETE FROM visit WHERE id = ?", arguments: [visit.id.storeKey])
             return visit
@@ -320,7 +324,7 @@ public final class SQLiteSpotStore: SpotStore {
         if let spot { conditions.append("spot_id = ?"); _ = arguments.append(contentsOf: [spot.storeKey]) }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let filterArguments = arguments
-        return try await pool.read { db in
+        return try await database.read { db in
             try Array(Row.fetchCursor(db, sql: "SELECT * FROM visit \(whereClause) ORDER BY time, id", arguments: filterArguments)
                 .map(Self.visit(from:)))
         }

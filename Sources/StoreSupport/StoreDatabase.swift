@@ -21,21 +21,38 @@ import Darwin
 /// ```
 public enum StoreDatabase {
     /// Creates the directory when missing, opens the database in WAL mode and migrates it.
-    /// - Parameter name: what the store is, for the error (`spots database`, `lookup cache`, `budget ledger`).
+    /// - Parameters:
+    ///   - name: what the store is, for the error (`spots database`, `lookup cache`, `budget ledger`).
+    ///   - concurrentReaders: see ``connect(path:configuration:concurrentReaders:)``.
     /// - Throws: ``StoreOpenError`` naming the store, the path and SQLite's reason; a directory that cannot
     ///   be created throws Foundation's error as it is.
-    public static func open(name: String, path: URL, configuration: Configuration,
-                            migrator: DatabaseMigrator) throws -> DatabasePool {
+    public static func open(name: String, path: URL, configuration: Configuration, migrator: DatabaseMigrator,
+                            concurrentReaders: Bool = true) throws -> any DatabaseWriter {
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         do {
             return try whileHoldingOpenLock(beside: path) {
-                let pool = try DatabasePool(path: path.path, configuration: configuration)
-                try migrator.migrate(pool)
-                return pool
+                let database = try connect(path: path, configuration: configuration, concurrentReaders: concurrentReaders)
+                try migrator.migrate(database)
+                return database
             }
         } catch let error as DatabaseError {
             throw StoreOpenError(store: name, path: path.path, database: error)
         }
+    }
+
+    /// Opens the SQLite file at `path` in WAL mode, so that readers never wait for a writer in another process.
+    /// - Parameter concurrentReaders: `true` for a pool whose reads run in parallel (`places serve`); `false` for
+    ///   one connection, for a process that runs one command and exits. GRDB's pool writes to the file as it
+    ///   opens whenever the `-wal` file is missing (it creates and drops a table, then syncs), and SQLite removes
+    ///   that file when the last connection closes, so with a pool every read-only command wrote to the file and
+    ///   waited for four syncs. One connection that finds the file in WAL mode writes nothing, and it also spares
+    ///   the pool's second connection (its writer plus a reader).
+    public static func connect(path: URL, configuration: Configuration, concurrentReaders: Bool) throws -> any DatabaseWriter {
+        if concurrentReaders { return try DatabasePool(path: path.path, configuration: configuration) }
+        let queue = try DatabaseQueue(path: path.path, configuration: configuration)
+        // A no-op (no write) when the file is already in WAL mode; a new file is switched once.
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        return queue
     }
 
     /// Runs `body` holding an exclusive advisory lock on `<database>.lock`. Where the lock file cannot be

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PlacesCore
 import SpotStore
 import Testing
@@ -14,6 +15,22 @@ struct SpotsCLITests {
     func add(_ cli: CLIHarness, _ arguments: String...) throws -> [String: Any] {
         let result = try cli.run(arguments: ["spots", "add", "--no-address", "--json"] + arguments)
         return try #require(try json(result) as? [String: Any])
+    }
+
+    /// Listing spots only reads them. The spots database used to be opened through GRDB's pool, which creates and
+    /// drops a table whenever the `-wal` file is missing (as it is after every command), so every `spots list`
+    /// wrote to the user's data and waited for its syncs.
+    @Test func listingSpotsWritesNothingToTheirDatabase() throws {
+        let cli = try CLIHarness.fresh()
+        _ = try add(cli, "--at", "60.1702,24.9441", "--name", "Ateneum")
+        let path = cli.home.appendingPathComponent("spots.sqlite").path
+        let schemaVersion = { try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA schema_version") } }
+        let before = try #require(try schemaVersion())
+        for _ in 0..<2 {
+            let listed = try cli.run("spots", "list", "--json")
+            #expect(listed.status == 0 && listed.stdoutText.contains("Ateneum"), "\(listed.stderr)")
+        }
+        #expect(try schemaVersion() == before)
     }
 
     @Test func saveListEditNearLogVisitsAndRemove() throws {
@@ -222,7 +239,7 @@ struct SpotsCLITests {
         #expect(count == before.count || count == before.count + 20_000, "a partial import left \(count) spots")
         if killedMidway { #expect(count == before.count) }
         for spot in before { #expect(try await after.spot(id: spot.id) == spot) }
-        let integrity = try await after.pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+        let integrity = try await after.database.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
     }
 

@@ -95,9 +95,10 @@ struct FreeIDProbeTests {
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Mito")
         #expect(outcome.isAccepted && outcome.place?.id == PlaceID(provider: "google", nativeID: "ChIJmito"))
-        // The words asked over the square, then over one twice as wide (both ids come back), then the paid call.
-        #expect(outcome.cost > .zero && outcome.calls["google"] == 1 && outcome.probes["google"] == 2)
-        #expect(Self.textQueries(rig.google) == ["Mito", "Mito", "Mito"])
+        // The words asked over the square, then over one twice as wide (both ids come back), then over the two
+        // rectangles around the user (the namesake is 40 m off: it stays), then the paid call.
+        #expect(outcome.cost > .zero && outcome.calls["google"] == 1 && outcome.probes["google"] == 4)
+        #expect(Self.textQueries(rig.google) == ["Mito", "Mito", "Mito", "Mito", "Mito"])
         #expect(rig.google.requests.last?.header("X-Goog-FieldMask") != "places.id")
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place") })
     }
@@ -107,7 +108,8 @@ struct FreeIDProbeTests {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, Self.googleUnrelated], noise: 1))
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Mito")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        // The café is 114 m from the user, inside the rectangles around the user too: it stays.
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
         #expect(outcome.place?.name == "Mito Bistro")
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Mito\"") })
     }
@@ -154,7 +156,7 @@ struct FreeIDProbeTests {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, Self.googleUnrelated] + crowd, noise: 1))
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Mito")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Mito\"") })
     }
 
@@ -202,7 +204,7 @@ struct FreeIDProbeTests {
                                      local: [Self.localBakery])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Vamaa Bakery")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
         #expect(Self.textQueries(rig.google).first == "Vamaa")
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Vamaa\"") })
     }
@@ -233,7 +235,8 @@ struct FreeIDProbeTests {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleStudio, Self.googleFarKasa]), local: [Self.localStudio])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Kasa")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        // 500 m is within the 1 km the paid answer could reach: the rectangles around the user keep it.
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
     }
 
     // "Kasa" 15 m from the one "Kasa Gallery" the local index lists: "Gallery" is a kind word, so the gallery is
@@ -259,7 +262,7 @@ struct FreeIDProbeTests {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleGallery, near]), local: [Self.localGallery])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Kasa")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Kasa\" within 150 m") })
     }
 
@@ -300,11 +303,63 @@ struct FreeIDProbeTests {
         let rig = try await Self.rig(world, local: [hotel])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("rojosu")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 2)
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
         #expect(outcome.steps.contains {
             $0.kind == .probed && $0.message.contains("more than one place fits \"rojosu\"") && $0.message.contains("1 loosely related")
         })
         #expect(outcome.place?.id != hotel.id || !outcome.isAccepted)
+    }
+
+    /// A place called "Mito" `east` metres east and `south` metres south of the user: the namesake the local index
+    /// lacks, inside the square around the snapped point (42 m south of the user) either way.
+    static func mito(east: Double, south: Double) -> FakeGoogleTextSearch.Place {
+        FakeGoogleTextSearch.Place(id: "ChIJmitocorner", name: "Mito", latitude: user.latitude - south / 111_195,
+                                   longitude: user.longitude + east / (111_195 * cos(user.latitude * .pi / 180)))
+    }
+
+    /// The premise of the two tests below, by the geometry alone: the namesake is inside the square (and the one
+    /// twice as wide), and `metres` from the user.
+    static func inTheSquare(_ place: FakeGoogleTextSearch.Place, metres: Double) -> Bool {
+        let (low, high) = ProbeQuery(text: "Mito", center: LookupPolicy().grid.snap(user), halfSide: 150).corners
+        let at = Coordinate(latitude: place.latitude, longitude: place.longitude)
+        return (low.latitude...high.latitude).contains(at.latitude) && (low.longitude...high.longitude).contains(at.longitude)
+            && abs(GeoMath.distance(user, at) - metres) < 2
+    }
+
+    @Test("a namesake in the square's corner, 170 m from the user: outside both rectangles around the user, dropped; accepted, $0")
+    func namesakeBeyondTheReachIsDropped() async throws {
+        let corner = Self.mito(east: 120, south: 120)
+        #expect(Self.inTheSquare(corner, metres: 170))
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, corner]))
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.isAccepted && outcome.place?.id == Self.localBistro.id)
+        // The square, the square twice as wide, the two rectangles around the user, the candidate's own name.
+        #expect(outcome.cost == .zero && outcome.calls["google"] == nil && outcome.probes["google"] == 5)
+        #expect(Self.textQueries(rig.google) == ["Mito", "Mito", "Mito", "Mito", "Mito Bistro"])
+        let centres = rig.google.requests.compactMap { request -> Double? in
+            guard let rectangle = (request.jsonBody?["locationRestriction"] as? [String: Any])?["rectangle"] as? [String: Any],
+                  let low = rectangle["low"] as? [String: Any], let high = rectangle["high"] as? [String: Any],
+                  let south = low["latitude"] as? Double, let north = high["latitude"] as? Double else { return nil }
+            return (south + north) / 2
+        }
+        // The rectangles are centred on the user's own point, the squares on the snapped one.
+        #expect(centres.count == 5 && abs(centres[2] - Self.user.latitude) < 1e-9 && abs(centres[3] - Self.user.latitude) < 1e-9)
+        #expect(abs(centres[0] - LookupPolicy().grid.snap(Self.user).latitude) < 1e-9)
+        #expect(outcome.steps.contains {
+            $0.kind == .probed && $0.message.contains("one place fits \"Mito\" within 150 m once 1 place(s) farther than 150 m")
+        })
+    }
+
+    @Test("the same namesake 134 m from the user, inside one rectangle around the user: it stays, and Google is paid")
+    func namesakeWithinTheReachPays() async throws {
+        let near = Self.mito(east: 60, south: 120)
+        #expect(Self.inTheSquare(near, metres: 134))
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBistro, near]))
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Mito")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Mito\" within 150 m; paying") })
     }
 
     @Test("with free probes off, the doubtful answer pays as before and no probe is sent")
@@ -396,6 +451,46 @@ struct IDProbeCandidateTests {
     @Test("a candidate lacking a required field is not probed: the paid call is needed anyway")
     func missingField() {
         #expect(Self.candidate("Mito", [Self.place("Mito Bistro", metres: 15)], required: [.id, .name, .coordinate, .phone]) == nil)
+    }
+
+    @Test("the two rectangles around the user hold every point within the reach of it; a point a tenth beyond, on the diagonal, is in neither")
+    func crossHoldsTheDisc() {
+        for reach in [150.0, 1_000] {
+            let arms = IDProbe.cross("Mito", around: Self.user, reach: reach).map(\.corners)
+            func inside(_ point: Coordinate) -> Bool {
+                arms.contains { point.latitude >= $0.low.latitude && point.latitude <= $0.high.latitude
+                    && point.longitude >= $0.low.longitude && point.longitude <= $0.high.longitude }
+            }
+            for degrees in stride(from: 0.0, to: 360, by: 0.5) {
+                let angle = degrees * .pi / 180
+                let north = reach * cos(angle), east = reach * sin(angle)
+                let point = Coordinate(latitude: Self.user.latitude + north / 111_195,
+                                       longitude: Self.user.longitude + east / (111_195 * cos(Self.user.latitude * .pi / 180)))
+                #expect(inside(point), "\(degrees)° at \(reach) m")
+                #expect(GeoMath.distance(Self.user, point) <= reach * 1.005)
+            }
+            // A point on the diagonal a tenth beyond the reach is in neither.
+            let beyond = reach * 1.1 / 2.squareRoot()
+            #expect(!inside(Coordinate(latitude: Self.user.latitude + beyond / 111_195,
+                                       longitude: Self.user.longitude + beyond / (111_195 * cos(Self.user.latitude * .pi / 180)))))
+        }
+    }
+
+    @Test("a probe's key holds its exact centre and shape: two points of one grid cell, or a square and a rectangle, differ")
+    func probeKeys() {
+        let grid = LookupPolicy().grid
+        let centre = grid.snap(Self.user)
+        let square = ProbeQuery(text: "Mito", center: centre, halfSide: 150, limit: 20)
+        // A snapped centre keys as it did when the key snapped it.
+        #expect(square.canonicalForm(grid: grid).contains("at=\(String(format: "%.6f,%.6f", centre.latitude, centre.longitude))|"))
+        var atUser = square
+        atUser.center = Self.user
+        var tall = square
+        tall.halfHeight = 106
+        #expect(Set([square, atUser, tall].map { $0.canonicalForm(grid: grid) }).count == 3)
+        let (low, high) = tall.corners
+        #expect(abs(GeoMath.distance(centre, Coordinate(latitude: high.latitude, longitude: centre.longitude)) - 106) < 1)
+        #expect(abs(GeoMath.distance(centre, Coordinate(latitude: centre.latitude, longitude: low.longitude)) - 150) < 1)
     }
 
     @Test("the probe asks for ids only, at $0, in a square around the point")

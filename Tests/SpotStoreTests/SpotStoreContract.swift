@@ -370,7 +370,7 @@ struct SpotStoreContract {
 struct SQLiteSpotStoreTests {
     @Test func theDatabaseRunsInWALModeSoReadersNeverBlockWriters() throws {
         let temp = try TemporarySpotStore()
-        let mode = try temp.store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let mode = try temp.store.database.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
     }
 

@@ -80,7 +80,7 @@ enum SpotSandbox {
     static let commands: CommandTable = {
         do {
             let store = try SQLiteSpotStore(path: ScratchFile.directory.appendingPathComponent("spots.sqlite"))
-            try store.pool.barrierWriteWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = OFF") }
+            try store.database.barrierWriteWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = OFF") }
             var application = ServerApplication.unopened("not part of the fuzz harness")
             application.spots = .success(SpotsService(store: store, backupDirectory: ScratchFile.directory))
             return .places(application)
