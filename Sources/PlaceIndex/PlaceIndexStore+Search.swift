@@ -73,14 +73,14 @@ struct LocalSearch {
             hits = try categoryMembers(phrase, anchorAllowed: false)
             if hits.count >= limit { return try result(Array(hits.prefix(limit)), words: words, correction: nil) }
         }
-        var text = try ranked(FullTextQuery.all(words))
+        var text = try ranked(every: words)
         if text.isEmpty { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if segments.count >= 2 {
             // "Mikonkatu 18, Helsinki": the part before the comma is the address, the rest where it is;
             // places there that do not name the city themselves follow those that do.
             var seen = Set(text.map(\.rowid))
-            text += try ranked(FullTextQuery.all(segments[0])).filter { seen.insert($0.rowid).inserted }
+            text += try ranked(every: segments[0]).filter { seen.insert($0.rowid).inserted }
         }
         if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
         var correctedWords = words
@@ -89,7 +89,7 @@ struct LocalSearch {
             correction = try TypoCorrection(words: words, db: db)
             if let correction {
                 // The likeliest correction first; any close one only when that finds nothing.
-                text = try ranked(correction.bestMatch)
+                text = try ranked(every: correction.bestWords)
                 if text.isEmpty { text = try ranked(correction.match) }
                 text = text.map { Hit(rowid: $0.rowid, score: $0.score, fuzzy: true) }
                 correctedWords = correction.bestWords
@@ -241,6 +241,105 @@ struct LocalSearch {
 
     // MARK: Ranking
 
+    /// The places holding every one of `matchWords`, best first, as ``ranked(_:within:around:nameWordStartingWith:)``
+    /// ranks them, with every place whose main name is the words among them (bm25 may leave it out of its
+    /// best 200: a city's many other names and a short address holding the word make it rank below
+    /// hundreds of addresses). When the words are in ``commonMatches`` places or more, only a bounded
+    /// set of them is ranked (``rankedCommon(_:words:)``).
+    func ranked(every matchWords: [String]) throws -> [Hit] {
+        let match = FullTextQuery.all(matchWords)
+        // Counting in the full-text index alone costs a small part of ranking (entries, no rows, no bm25).
+        if radius == nil, filter == nil, try fullTextMatches(match, upTo: Self.commonMatches) >= Self.commonMatches {
+            return try rankedCommon(match, words: matchWords)
+        }
+        var hits = try ranked(match).map { (hit: $0, distance: 0.0) }
+        var seen = Set(hits.map(\.hit.rowid))
+        let named = try mainNames(matchWords.joined(separator: " "), continued: false).filter { seen.insert($0.hit.rowid).inserted }
+        guard !named.isEmpty else { return hits.map(\.hit) }
+        // ranked(_:) orders equal scores by distance; the merged list keeps its order among them.
+        hits = (hits + named).enumerated().sorted { a, b in
+            a.element.hit.score != b.element.hit.score ? a.element.hit.score > b.element.hit.score : a.offset < b.offset
+        }.map(\.element)
+        return hits.map(\.hit)
+    }
+
+    /// Words in this many places or more are ranked through ``rankedCommon(_:words:)``: bm25 costs ~1.3 µs
+    /// a place, so ranking this many costs about half of a 5 ms search.
+    static let commonMatches = 2_000
+
+    /// Ranks words that are in ``commonMatches`` places or more (at a country's scale, "helsinki" is in
+    /// 272,212: every address in the city) without ranking them all, which cost ~400 ms.
+    ///
+    /// bm25 cannot tell such places apart by the words: every one holds all of them, and FTS5 clamps the
+    /// weight of a word in more than half the rows to almost nothing, so its best 200 were copies of
+    /// "Casino Helsinki" and the city was not among them. What tells them apart is whether a main name is
+    /// the words or begins with them, which the index on the main name (`place_by_search_name`) finds
+    /// directly, most important first. The others are known only by reading them, so only the first
+    /// `best` the full-text index holds are read, to fill a page that names alone do not: a place that
+    /// holds the words elsewhere in a name, in another name or in its address may be missed, which is the
+    /// price of a bounded search for words that say this little. Those are not ranked by bm25 either: it
+    /// first counts every row holding each word (~6 ms for "helsinki") to weigh the words, and the weight
+    /// of words this common says nothing. A main name holding the words in a row counts as a full match,
+    /// any other place holding them as half of one.
+    private func rankedCommon(_ match: String, words matchWords: [String]) throws -> [Hit] {
+        let typed = matchWords.joined(separator: " ")
+        let best = max(limit * 20, 200)
+        var hits = try mainNames(typed, continued: true)
+        var seen = Set(hits.map(\.hit.rowid))
+        let sample = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT p.rowid, p.lat, p.lon, p.importance, p.search_name = ?1 OR instr(p.search_alt, ?2) > 0,
+                   instr(' ' || p.search_name || ' ', ?3) > 0
+            FROM (SELECT rowid FROM place_fts WHERE place_fts MATCH ?4 LIMIT \(best)) f
+            CROSS JOIN place p ON p.rowid = f.rowid
+            """), arguments: [typed, "| \(typed) |", " \(typed) ", match])
+        for row in sample where seen.insert(row[0]).inserted {
+            let wholeName: Bool = row[4]
+            let inMainName: Bool = row[5]
+            let distance = near.map { GeoMath.distance($0, Coordinate(latitude: row[1], longitude: row[2])) } ?? 0
+            hits.append((Hit(rowid: row[0], score: score(relevance: wholeName || inMainName ? 1 : 0.5, wholeName: wholeName,
+                                                          importance: row[3], distance: distance)), distance))
+        }
+        hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
+        return hits.map(\.hit)
+    }
+
+    /// Places whose main name is `typed` (folded words joined by spaces) or, with `continued`, begins with
+    /// it, the most important first, through the index on the main name, scored as the best text match:
+    /// a main name holding every word from its first is as good a match as bm25 gives. Within the search's
+    /// circle and category, when it has them.
+    private func mainNames(_ typed: String, continued: Bool) throws -> [(hit: Hit, distance: Double)] {
+        let best = max(limit * 20, 200)
+        // [typed, typed + "!") holds the name that is the words and every name that continues them after a
+        // space: no other character a folded name holds sorts in between.
+        let circle = near.flatMap { center in radius.map { (center: center, radius: $0) } }
+        // Without a circle or category the index alone picks the most important (no row is read for the others).
+        let unrestricted = circle == nil && filter == nil
+        var sql = """
+            SELECT p.rowid, p.lat, p.lon, p.importance, p.search_name = ?1
+            FROM (SELECT rowid FROM place INDEXED BY place_by_search_name
+                  WHERE search_name >= ?1 AND search_name \(continued ? "< ?2" : "<= ?1")
+                  \(unrestricted ? "ORDER BY importance DESC LIMIT \(best)" : "")) n
+            CROSS JOIN place p ON p.rowid = n.rowid WHERE 1
+            """
+        var arguments: StatementArguments = continued ? [typed, typed + "!"] : [typed]
+        restrict(&sql, &arguments, to: circle)
+        if !unrestricted { sql += " ORDER BY p.importance DESC LIMIT \(best)" }
+        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).compactMap { row in
+            let coordinate = Coordinate(latitude: row[1], longitude: row[2])
+            if let circle, GeoMath.distance(circle.center, coordinate) > circle.radius { return nil }
+            let distance = near.map { GeoMath.distance($0, coordinate) } ?? 0
+            return (Hit(rowid: row[0], score: score(relevance: 1, wholeName: row[4], importance: row[3], distance: distance)), distance)
+        }
+    }
+
+    /// How text relevance (0…1), a whole-name match, importance and, with `near`, distance make a score.
+    private func score(relevance: Double, wholeName: Bool, importance: Double, distance: Double) -> Double {
+        let exact = wholeName ? 0.15 : 0
+        return near == nil
+            ? 0.6 * relevance + 0.4 * importance + exact
+            : 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * importance + exact
+    }
+
     /// Full-text matches, best first: text relevance blended with importance and, with `near`, distance.
     /// - Parameter nameWordStartingWith: keeps only places with a name word that begins with it (how a
     ///   one-letter last word is completed without a full-text prefix query over every word with that letter).
@@ -290,12 +389,8 @@ struct LocalSearch {
             // rank "Cantón" (one of Guangzhou's hundred names) below a town whose only name is "Canton".
             let wholeName: Bool = row[5]
             let relevance: Double = wholeName ? 1 : bestRank > 0 ? -(row[3] as Double) / bestRank : 1
-            let importance: Double = row[4]
-            let exact = wholeName ? 0.15 : 0
-            let score = near == nil
-                ? 0.6 * relevance + 0.4 * importance + exact
-                : 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * importance + exact
-            hits.append((Hit(rowid: row[0], score: score), distance))
+            hits.append((Hit(rowid: row[0], score: score(relevance: relevance, wholeName: wholeName, importance: row[4],
+                                                          distance: distance)), distance))
         }
         hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
         return hits.map(\.hit)
@@ -324,39 +419,65 @@ struct LocalSearch {
         let category = CategoryKeywords(phrase.keywords)
         guard !phrase.rest.isEmpty else {
             guard let near else { return try mostImportantMembers(matching: keywords) }
-            return try members(matching: keywords, around: near, within: radius, cap: Self.fewMembers)
-                ?? nearestMembers(category, around: near, within: radius)
+            return try nearestMembers(category, matching: keywords, around: near, within: radius)
         }
         let withRest = keywords + " AND " + FullTextQuery.all(phrase.rest, prefixAll: true)
-        var found = try near.map { try members(matching: withRest, around: $0, within: radius, cap: nil) ?? [] }
+        var found = try near.map { try members(matching: withRest, around: $0, within: radius) }
             ?? mostImportantMembers(matching: withRest)
         if found.isEmpty, anchorAllowed,
            let anchor = try ranked(FullTextQuery.all(phrase.rest, prefixAll: true)).first,
            let place = try PlaceRow.fetch(db, rowids: [anchor.rowid]).first {
-            found = try members(matching: keywords, around: place.coordinate, within: 2_000, cap: Self.fewMembers)
-                ?? nearestMembers(category, around: place.coordinate, within: 2_000)
+            found = try nearestMembers(category, matching: keywords, around: place.coordinate, within: 2_000)
         }
         return found
     }
 
-    /// Up to this many members of a category are read whole through the full-text index and sorted; a
-    /// category with more ("restaurant" in a country) is read around the point instead
-    /// (``nearestMembers(_:around:within:)``), whose cost follows how far its `limit` nearest members are:
-    /// cheap for common categories, dear for rare ones (ten cinemas may lie kilometres away).
+    /// The members of a category (`match`: its keywords) nearest `center`, within `within` metres when given,
+    /// read whichever way costs least for how many members it has, counted first in the full-text index
+    /// alone (the count may include places `--category` then drops; the nearest members are the same page
+    /// either way):
+    /// - up to ``fewMembers``: every member, read through the full-text index and sorted;
+    /// - up to ``memberSetLimit``: around the point (``membersAround(_:matching:around:within:)``), the
+    ///   R*Tree's entries tested against the members' row ids, so only members' rows are read;
+    /// - more ("restaurant" in a country): around the point, every place row with keywords tested in turn:
+    ///   a category that common has members close to most points, and its row ids cost more to collect
+    ///   than the rows around the point do to read.
+    private func nearestMembers(_ category: CategoryKeywords, matching match: String, around center: Coordinate,
+                                within: Double?) throws -> [Hit] {
+        let count = try fullTextMatches(match, upTo: Self.memberSetLimit + 1)
+        if count <= Self.fewMembers { return try members(matching: match, around: center, within: within) }
+        return try membersAround(category, matching: count <= Self.memberSetLimit ? match : nil, around: center, within: within)
+    }
+
+    /// Up to this many members of a category are read whole through the full-text index and sorted: each
+    /// costs a row read (~1 µs), and the read around the point costs as much as reading the ring's entries.
     static let fewMembers = 2_000
+
+    /// Up to this many members' row ids are collected (once per box read, ~0.2 µs each) to test the R*Tree's
+    /// entries around the point without reading their rows; in a city centre a sparse category ("hotel",
+    /// 4,342 members at the scale benchmark's size) has its ten nearest 1 km out, among ~2,000 other POIs.
+    static let memberSetLimit = 10_000
 
     /// The members nearest `center` (within `within` metres when given), nearest first, importance between
     /// equally near ones. Read from the R*Tree in boxes that double in size, each step reading only the
     /// ring outside the last box, until `limit` members lie closer than anything outside the box could be:
     /// the cost follows the neighbourhood, not how many members the category has in the whole index (a
     /// country holds tens of thousands of restaurants, and the first few thousand read in row order need
-    /// not hold the nearest).
-    private func nearestMembers(_ category: CategoryKeywords, around center: Coordinate, within: Double?) throws -> [Hit] {
+    /// not hold the nearest). With `match`, an entry is a member when its row id is among the full-text
+    /// index's for it, tested before the row is read; without, each row's keywords are tested.
+    private func membersAround(_ category: CategoryKeywords, matching match: String?, around center: Coordinate,
+                               within: Double?) throws -> [Hit] {
         var found: [Member] = []
-        try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance, p.keywords",
-                         condition: "p.keywords != ''" + (filter.map { " AND " + $0.sql } ?? ""), arguments: filter?.arguments ?? [])
+        var condition = match == nil ? "p.keywords != ''" : "+r.id IN (SELECT rowid FROM place_fts WHERE place_fts MATCH ?)"
+        var arguments: StatementArguments = match.map { [$0] } ?? []
+        if let filter {
+            condition += " AND " + filter.sql
+            arguments += filter.arguments
+        }
+        try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance, p.keywords", condition: condition,
+                         arguments: arguments)
             .read(radii: within.map { [$0] } ?? PlacesAround.doubling(from: 250, upTo: nil)) { row in
-                guard category.contains(row[4]) else { return }
+                guard match != nil || category.contains(row[4]) else { return }
                 let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
                 if let within, distance > within { return }
                 found.append(Member(rowid: row[0], distance: distance, importance: row[3]))
@@ -394,15 +515,8 @@ struct LocalSearch {
     }
 
     /// Every place `match` finds (a category's keywords, perhaps with other words), nearest `center` first
-    /// (only those within `limitRadius` metres); nil when more than `cap` match, for the caller to find the
-    /// nearest another way.
-    private func members(matching match: String, around center: Coordinate, within limitRadius: Double?, cap: Int?) throws -> [Hit]? {
-        if let cap {
-            // Counted in the full-text index alone first: when there are more, reading `cap` rows only to
-            // drop them cost more than the nearest members do (a bare "cafe" in a country). The count may
-            // include places `--category` then drops; the nearest members are the same page either way.
-            if try fullTextMatches(match, upTo: cap + 1) > cap { return nil }
-        }
+    /// (only those within `limitRadius` metres).
+    private func members(matching match: String, around center: Coordinate, within limitRadius: Double?) throws -> [Hit] {
         var sql = """
             SELECT p.rowid, p.lat, p.lon, p.importance FROM place_fts CROSS JOIN place p ON p.rowid = place_fts.rowid
             WHERE place_fts MATCH ?
@@ -484,8 +598,6 @@ struct TypoCorrection {
     var match: String
     /// The closest correction of each word (the most used among equally close ones).
     var bestWords: [String]
-
-    var bestMatch: String { FullTextQuery.all(bestWords) }
 
     init?(words: [String], db: Database) throws {
         var parts: [String] = [], best: [String] = [], changed = false

@@ -316,6 +316,13 @@ public final class PlaceIndexStore: Sendable {
                 CREATE INDEX city_by_cell ON city(cell);
                 """)
         }
+        migrator.registerMigration("v9: places by their main name") { db in
+            // A word in most of a big index's rows ("helsinki": every address in the city) cannot be ranked
+            // row by row in a search's time; the main names that are the typed words or begin with them are
+            // found here instead, most important first (see `LocalSearch.rankedCommon`). ~0.5 s on an index
+            // of 500,000 places; imports keep it.
+            try db.execute(sql: "CREATE INDEX place_by_search_name ON place(search_name, importance)")
+        }
         return migrator
     }
 

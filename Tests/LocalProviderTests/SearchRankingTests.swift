@@ -117,6 +117,36 @@ import Testing
                 "the one member (keywords \"fast food\") before the nearer \"food fast\" and \"fast casual food\", which only match the words")
     }
 
+    /// A word in thousands of places (every address in Tampere holds "tampere") is not ranked place by place:
+    /// the main names that are the word or begin with it are found through their index, most important first.
+    @Test func aWordInThousandsOfAddressesFindsTheCityAndTheNamesBeginningWithIt() throws {
+        let index = try PlaceIndexStore.inMemory()
+        let tampere = Coordinate(latitude: 61.4978, longitude: 23.7610)
+        try index.write { writer in
+            // Written first, so they are the first rows the full-text index holds for the word.
+            for i in 0..<2_100 {
+                let at = Coordinate(latitude: tampere.latitude + Double(i % 50) * 0.0005, longitude: tampere.longitude + Double(i / 50) * 0.001)
+                let point = Place(id: PlaceID(provider: "osm", nativeID: "node/\(1_000 + i)"), name: "Hämeenkatu \(i)", coordinate: at,
+                                  address: PostalAddress(houseNumber: String(i), street: "Hämeenkatu", city: "Tampere"))
+                try writer.insert(point, kind: .address, source: "pois")
+            }
+            for (id, name, importance) in [(1, "Casino Tampere", 0.3), (2, "Tampere Hall", 0.2), (3, "Tampere", 0.25)] {
+                let place = Place(id: PlaceID(provider: "osm", nativeID: "node/\(id)"), name: name, coordinate: tampere)
+                try writer.insert(place, kind: .poi, source: "pois", importance: importance)
+            }
+            try writer.finishSource("pois", kind: "osm.pbf", places: 3, cities: 0, addressPoints: 2_100)
+            let city = Place(id: PlaceID(provider: "geonames", nativeID: "634963"), name: "Tampere", coordinate: tampere, category: "city")
+            try writer.insert(city, kind: .city, source: "cities", importance: 0.77)
+            try writer.finishSource("cities", kind: "geonames", places: 1, cities: 1)
+        }
+        // Score 0.6·relevance + 0.4·importance + 0.15 for a whole name: the city 1.058, the POI named Tampere
+        // 0.85, Tampere Hall (begins with the word) 0.68, an address 0.3. Casino Tampere (0.72) holds the word
+        // later in its name, so only reading the word's rows finds it, and the first 200 of them are addresses.
+        let found = try index.search(text: "tampere", limit: 5).map(\.id.description)
+        #expect(found.prefix(3) == ["geonames:634963", "osm:node/3", "osm:node/2"])
+        #expect(found.count == 5, "addresses fill the page")
+    }
+
     @Test func anotherNameMatchesAndSaysWhichOne() throws {
         let found = try #require(try Self.index().search(text: "tukholma").first)
         #expect(found.name == "Stockholm")
