@@ -235,9 +235,10 @@ def run_probe(label, places, share, lookups, seed):
     """The pipeline's free id probe on the same lookups, against a costly source that knows every place: when the
     matcher's own rule does not accept the one cheap candidate within 75 m one slip from the name typed, ask
     (1) which places within 1 km (either side) the distinctive words typed fit (without kind words, articles, company
-    forms and the city, as `distinctive_typed` keeps them), dropping those outside the two rectangles around the user
-    that hold the 1 km disc (`in_cross`), and (2) which the candidate's own name fits first; one id for (1) that is
-    also first for (2) accepts the candidate."""
+    forms and the city, as `distinctive_typed` keeps them), dropping those beyond 150 m of the user (`in_cross`) not
+    named by the word typed (a single word of four letters or more: they do not fit it with a letter added), or
+    else those beyond 1 km, and (2) which the candidate's own name fits first; one id for (1) that is also first for
+    (2) accepts the candidate."""
     grid = Grid(places)
 
     def decide(user, query, cheap):
@@ -245,10 +246,15 @@ def run_probe(label, places, share, lookups, seed):
         if len(fits) != 1 or names_one_slip(query, places[fits[0]][0], narrow_slip):
             return None
         square = grid.within(user, 1_000, square=True)
-        ids = probe_text(distinctive_typed(query), places, square, user)
-        if len(ids) >= 2:
-            # The pipeline asks again over two rectangles around the user that hold the disc of the probe's reach,
-            # and drops the ids neither returns: places in the square's corners, farther than 1 km.
+        words = distinctive_typed(query)
+        ids = probe_text(words, places, square, user)
+        if len(ids) >= 2 and len(words) >= 4 and words.isalpha():
+            # The pipeline asks again over two rectangles around the user that hold 150 m, and for the word with a
+            # letter added over the square: beyond 150 m only a place named by the word typed stays.
+            named = set(probe_text(words + "q", places, square, user))
+            ids = [j for j in ids if in_cross(user, places[j][1], 150) or j in named]
+        elif len(ids) >= 2:
+            # Otherwise the rectangles hold the probe's reach: places in the square's corners, farther than 1 km, go.
             ids = [j for j in ids if in_cross(user, places[j][1], 1_000)]
         return fits[0] if len(ids) == 1 and probe_text(places[fits[0]][0], places, square, user)[:1] == ids else None
     tally(f"typo_heldout.{label}.cheap_{int(share * 100)}.free_probe", places, simulate(places, share, lookups, seed), decide)

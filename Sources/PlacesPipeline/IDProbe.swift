@@ -19,11 +19,13 @@ import PlacesMatching
 ///
 /// Real searches add loosely related results, so when (1) gives two ids or more the words are asked again over
 /// a square twice as wide: an id of (1) that the wider search does not return is no place the words fit (one
-/// inside the first square would come back), and is dropped (``run(_:candidate:on:halfSide:grid:steps:probes:)``).
+/// inside the first square would come back), and is dropped (``run(_:candidate:on:halfSide:nearReach:grid:steps:probes:)``).
 /// The square's corners reach farther from the user than any place the paid answer could make the answer, so
 /// when two ids or more remain the words are asked once more over two rectangles around the user's own point
 /// that together hold every place within the square's reach of it: an id neither returns is farther, and is
-/// dropped too.
+/// dropped too. Over 1 km only a place named by the word typed could be the paid answer beyond the matcher's
+/// 150 m, so there the rectangles hold 150 m, and farther ids stay only if they come back for the word typed
+/// with one letter added ("Vici" asked as "Viciq"), which a place named "Vici" fits by a slip and "Visi" does not.
 ///
 /// When the one id of (1) is the first of (2), the only place the words fit is the cheap candidate, and it is
 /// accepted without the paid call. Anything else (no id, two or more, another first id, a failed probe) pays as
@@ -140,6 +142,14 @@ enum IDProbe {
     ///    71 m): an id of (1) neither rectangle returns lies outside the disc, where the paid answer could not
     ///    take it, and is dropped. A full page drops nothing. The candidate stays if it is within the disc;
     ///    if not, it is dropped too and the lookup pays (its id is no longer the one kept).
+    ///
+    ///    Over 1 km (`halfSide` beyond `nearReach`, the matcher's 150 m) the disc is narrower for most places: beyond
+    ///    150 m the matcher accepts a place only as an exact name no other candidate shares (its core name the one
+    ///    typed), never by a slip or a start ("Visi Café" 900 m off for "Vici Bar"). So when the words typed are
+    ///    one word of four letters or more, the rectangles hold `nearReach`, and an id outside them stays only if
+    ///    the costly source also returns it for the word with one letter added ("Viciq"): a place with the word
+    ///    "Vici" fits that by one slip, as the costly source must forgive for the probe to be sound at all, while
+    ///    "Visi" (two slips from it) does not. A search that forgives more keeps more ids, and pays.
     /// 4. The candidate's own name over the first square: its first id must be the one id kept.
     ///
     /// Dropping cannot accept a candidate for a namesake ("rojosu" typed beside the museum Rojosu, the cheap source
@@ -147,7 +157,8 @@ enum IDProbe {
     /// costly source lists it under a name carrying the words, so its id is in (1) and in the wider answer alike
     /// and is never dropped; the namesake's id stays too, and two ids pay.
     static func run(_ query: MatchQuery, candidate: Candidate, on provider: any PlaceProvider, halfSide: Double,
-                    grid: CoordinateGrid, steps: inout [LookupStep], probes: inout [String: Int]) async throws -> Bool {
+                    nearReach: Double, grid: CoordinateGrid, steps: inout [LookupStep],
+                    probes: inout [String: Int]) async throws -> Bool {
         guard let near = query.near else { return false }
         let center = grid.snap(near)
         let area = "within \(Int(halfSide)) m"
@@ -193,18 +204,26 @@ enum IDProbe {
             }
         }
         var farther = 0
+        let word = TextFolding.fold(words)
+        let onlyNamedFarOff = halfSide > nearReach && word.count >= 4 && word.allSatisfy(\.isLetter)
+        let reach = onlyNamedFarOff ? nearReach : halfSide
         if fitting.count >= 2 && typed.count < pageSize {
             var within = Set<String>()
-            for rectangle in cross(words, around: near, reach: halfSide) {
-                guard let arm = try await ask(rectangle) else { return false }
-                guard arm.count < pageSize else { within = Set(fitting); break }
-                within.formUnion(arm)
+            var asked = cross(words, around: near, reach: reach)
+            if onlyNamedFarOff {
+                asked.append(ProbeQuery(text: words + "q", center: center, halfSide: halfSide, limit: pageSize))
+            }
+            for probe in asked {
+                guard let answer = try await ask(probe) else { return false }
+                guard answer.count < pageSize else { within = Set(fitting); break }
+                within.formUnion(answer)
             }
             farther = fitting.count - fitting.filter(within.contains).count
             fitting = fitting.filter(within.contains)
         }
+        let beyond = onlyNamedFarOff ? "farther than \(Int(reach)) m from the point and not named \"\(words)\"" : "farther than \(Int(reach)) m from the point"
         let unrelated = (dropped == 0 ? "" : " once \(dropped) loosely related result(s) missing from a square twice as wide are dropped")
-            + (farther == 0 ? "" : "\(dropped == 0 ? " once" : " and") \(farther) place(s) farther than \(Int(halfSide)) m from the point are dropped")
+            + (farther == 0 ? "" : "\(dropped == 0 ? " once" : " and") \(farther) place(s) \(beyond) are dropped")
         guard fitting.count == 1 else {
             let count = fitting.isEmpty ? "no place" : "more than one place"
             steps.append(LookupStep(.probed, provider: provider.name,

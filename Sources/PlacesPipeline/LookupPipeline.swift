@@ -238,7 +238,8 @@ public final class LookupPipeline: Sendable {
                 probeTried = true
                 let settled = try await IDProbe.run(query, candidate: candidate, on: provider,
                                                     halfSide: IDProbe.halfSide(query, candidate, policy: policy),
-                                                    grid: policy.grid, steps: &steps, probes: &probes)
+                                                    nearReach: policy.probeHalfSide, grid: policy.grid, steps: &steps,
+                                                    probes: &probes)
                 if settled {
                     matched.append(candidate.place)
                     firstMatchedBy = candidate.provider

@@ -204,9 +204,42 @@ struct FreeIDProbeTests {
                                      local: [Self.localBakery])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Vamaa Bakery")
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
+        // The square, the wider one, the two 150 m rectangles around the user, the word with a letter added.
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 5)
         #expect(Self.textQueries(rig.google).first == "Vamaa")
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Vamaa\"") })
+    }
+
+    /// A place `north` metres north of the user.
+    static func google(_ id: String, _ name: String, north: Double, types: [String] = ["restaurant"]) -> FakeGoogleTextSearch.Place {
+        FakeGoogleTextSearch.Place(id: id, name: name, latitude: user.latitude + north / 111_195, longitude: user.longitude, types: types)
+    }
+
+    @Test("a slip over 1 km with a one-slip neighbour 600 m off not named by the word typed: dropped; accepted, $0")
+    func farSlipNeighbourIsDropped() async throws {
+        // "vamra" is one slip from "vamaa" as "vama" is; 600 m off, only a place named "Vamaa" could be the paid answer.
+        let neighbour = Self.google("ChIJvamra", "Vamra Café", north: 600, types: ["cafe"])
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBakery, neighbour, Self.googleOtherBakery]),
+                                     local: [Self.localBakery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Vamaa Bakery")
+        #expect(outcome.isAccepted && outcome.place?.id == Self.localBakery.id)
+        #expect(outcome.cost == .zero && outcome.calls["google"] == nil && outcome.probes["google"] == 6)
+        #expect(Self.textQueries(rig.google) == ["Vamaa", "Vamaa", "Vamaa", "Vamaa", "Vamaaq", "Vama Bakery"])
+        #expect(outcome.steps.contains {
+            $0.kind == .probed && $0.message.contains("once 1 place(s) farther than 150 m from the point and not named \"Vamaa\" are dropped")
+        })
+    }
+
+    @Test("the same with a place named Vamaa 600 m off, which the paid answer would take: it stays, and Google is paid")
+    func farPlaceNamedAsTypedPays() async throws {
+        let named = Self.google("ChIJvamaa", "Vamaa", north: 600)
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBakery, named, Self.googleOtherBakery]),
+                                     local: [Self.localBakery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Vamaa Bakery")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 5)
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Vamaa\" within 1000 m; paying") })
     }
 
     // A bare name whose one cheap venue carries a word the matcher does not strip as a kind word: "Kasa" 15 m from
@@ -235,8 +268,10 @@ struct FreeIDProbeTests {
         let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleStudio, Self.googleFarKasa]), local: [Self.localStudio])
         defer { Task { await rig.google.shutdown() } }
         let outcome = try await rig.lookup("Kasa")
-        // 500 m is within the 1 km the paid answer could reach: the rectangles around the user keep it.
-        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 4)
+        // 500 m is beyond the 150 m rectangles around the user, but the place is named by the word typed: "Kasaq"
+        // fits it by one slip, so it stays.
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 5)
+        #expect(Self.textQueries(rig.google).prefix(5) == ["Kasa", "Kasa", "Kasa", "Kasa", "Kasaq"])
     }
 
     // "Kasa" 15 m from the one "Kasa Gallery" the local index lists: "Gallery" is a kind word, so the gallery is
