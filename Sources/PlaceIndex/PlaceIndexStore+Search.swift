@@ -74,14 +74,16 @@ struct LocalSearch {
             if hits.count >= limit { return try result(Array(hits.prefix(limit)), words: words, correction: nil) }
         }
         var text = try ranked(every: words)
-        if text.isEmpty { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
-        if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if segments.count >= 2 {
             // "Mikonkatu 18, Helsinki": the part before the comma is the address, the rest where it is;
-            // places there that do not name the city themselves follow those that do.
+            // places there that do not name the city themselves follow those that do. When they are found,
+            // every word is not also tried as a prefix: "mikonkatu* 25* helsinki*" merges the entries of
+            // every word beginning with them, ~25 ms at a country's scale, to guess at other house numbers.
             var seen = Set(text.map(\.rowid))
             text += try ranked(every: segments[0]).filter { seen.insert($0.rowid).inserted }
         }
+        if text.isEmpty { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
+        if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
         var correctedWords = words
         var correction: TypoCorrection?
@@ -244,12 +246,15 @@ struct LocalSearch {
     /// The places holding every one of `matchWords`, best first, as ``ranked(_:within:around:nameWordStartingWith:)``
     /// ranks them, with every place whose main name is the words among them (bm25 may leave it out of its
     /// best 200: a city's many other names and a short address holding the word make it rank below
-    /// hundreds of addresses). When the words are in ``commonMatches`` places or more, only a bounded
-    /// set of them is ranked (``rankedCommon(_:words:)``).
+    /// hundreds of addresses). When one word is typed and it is in ``commonMatches`` places or more, only a
+    /// bounded set of them is ranked (``rankedCommon(_:words:)``).
     func ranked(every matchWords: [String]) throws -> [Hit] {
         let match = FullTextQuery.all(matchWords)
-        // Counting in the full-text index alone costs a small part of ranking (entries, no rows, no bm25).
-        if radius == nil, filter == nil, try fullTextMatches(match, upTo: Self.commonMatches) >= Self.commonMatches {
+        // One word's places are counted from its entries alone, a small part of ranking them. Several words'
+        // are counted only by intersecting their entries, which costs what ranking does when the
+        // intersection is small ("mikonkatu 25 helsinki": three common words, 167 places), so they are not.
+        if matchWords.count == 1, radius == nil, filter == nil,
+           try fullTextMatches(match, upTo: Self.commonMatches) >= Self.commonMatches {
             return try rankedCommon(match, words: matchWords)
         }
         var hits = try ranked(match).map { (hit: $0, distance: 0.0) }
@@ -263,11 +268,11 @@ struct LocalSearch {
         return hits.map(\.hit)
     }
 
-    /// Words in this many places or more are ranked through ``rankedCommon(_:words:)``: bm25 costs ~1.3 µs
+    /// A word in this many places or more is ranked through ``rankedCommon(_:words:)``: bm25 costs ~1.3 µs
     /// a place, so ranking this many costs about half of a 5 ms search.
     static let commonMatches = 2_000
 
-    /// Ranks words that are in ``commonMatches`` places or more (at a country's scale, "helsinki" is in
+    /// Ranks a word that is in ``commonMatches`` places or more (at a country's scale, "helsinki" is in
     /// 272,212: every address in the city) without ranking them all, which cost ~400 ms.
     ///
     /// bm25 cannot tell such places apart by the words: every one holds all of them, and FTS5 clamps the
