@@ -15,7 +15,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     private let database: any DatabaseWriter
     private let clock: @Sendable () -> Date
     /// A connection of its own for ``changeStamp()``, opened on first use: `PRAGMA data_version` is per connection,
-    /// and changes on it when any other connection (this process's pool included, or another process) commits.
+    /// and changes on it when any other connection (this process's own included, or another process) commits.
     /// `opened` counts the connections opened, so a stamp from a reopened connection never equals an older one's.
     private let stampConnection = Mutex<(queue: DatabaseQueue?, opened: UInt64)>((nil, 0))
 
@@ -130,7 +130,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     }
 
     /// `PRAGMA data_version` on a connection used for nothing else: it changes whenever another connection or
-    /// process commits to the file, this process's own writes (through the pool) included. `nil` when it cannot be
+    /// process commits to the file, this process's own writes included. `nil` when it cannot be
     /// read. It never waits for a busy file (a busy file reads as unknown, which sends the lookup to the store): the
     /// server reads it on its event loop.
     public func changeStamp() -> UInt64? {
