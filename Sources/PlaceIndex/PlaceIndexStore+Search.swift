@@ -56,6 +56,10 @@ struct LocalSearch {
     let filter: CategoryFilter?
     let limit: Int
 
+    /// How many of the best candidates a ranking reads for a page of `limit`: enough that a category, a circle or
+    /// the merge with other matches still leaves a full page.
+    var candidatesRead: Int { max(limit * 20, 200) }
+
     /// A matching row, scored but not yet read in full.
     struct Hit {
         var rowid: Int64
@@ -288,7 +292,7 @@ struct LocalSearch {
     /// any other place holding them as half of one.
     private func rankedCommon(_ match: String, words matchWords: [String]) throws -> [Hit] {
         let typed = matchWords.joined(separator: " ")
-        let best = max(limit * 20, 200)
+        let best = candidatesRead
         var hits = try mainNames(typed, continued: true)
         var seen = Set(hits.map(\.hit.rowid))
         let sample = try Row.fetchAll(db.cachedStatement(sql: """
@@ -313,7 +317,7 @@ struct LocalSearch {
     /// a main name holding every word from its first is as good a match as bm25 gives. Within the search's
     /// circle and category, when it has them.
     private func mainNames(_ typed: String, continued: Bool) throws -> [(hit: Hit, distance: Double)] {
-        let best = max(limit * 20, 200)
+        let best = candidatesRead
         // [typed, typed + "!") holds the name that is the words and every name that continues them after a
         // space: no other character a folded name holds sorts in between.
         let circle = near.flatMap { center in radius.map { (center: center, radius: $0) } }
@@ -355,7 +359,7 @@ struct LocalSearch {
             ?? near.flatMap { center in radius.map { (center, $0) } }
         let bm25 = "bm25(place_fts, 10.0, 6.0, 3.0, 1.0, 6.0)"
         let wholeName = "p.search_name = ? OR instr(p.search_alt, ?) > 0"
-        let best = max(limit * 20, 200)
+        let best = candidatesRead
         var sql: String
         var arguments: StatementArguments
         if circle == nil, filter == nil, namePrefix == nil {

@@ -17,9 +17,8 @@ enum LocalIndexSetup {
     /// did: how the tests show that a failed build leaves nothing behind and the next run recovers.
     static let faultVariable = "PLACES_TEST_FAIL_BUILD_AFTER"
 
-    /// - Parameter lifetime: a serving process reads the index through a pool of connections, one command through one.
-    static func open(_ environment: PlacesEnvironment, lifetime: ProcessLifetime, notice: (String) -> Void) throws -> PlaceIndexStore {
-        let concurrentReaders = lifetime == .serving
+    /// - Parameter concurrentReaders: a pool of connections (a serving process) or one (one command); see ``StoreFactory``.
+    static func open(_ environment: PlacesEnvironment, concurrentReaders: Bool, notice: (String) -> Void) throws -> PlaceIndexStore {
         let path = environment.indexDatabase
         let lock = try ExclusiveFileLock(path: URL(fileURLWithPath: path.path + ".lock"))
         defer { lock.release() }

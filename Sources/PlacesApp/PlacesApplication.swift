@@ -407,17 +407,17 @@ extension LocalProvider {
     static func handles(_ id: PlaceID) -> Bool { id.provider == "osm" || id.provider == "geonames" }
 }
 
-/// The data shipped inside the package: the Helsinki OSM extract and a worldwide GeoNames cities list.
 /// How long the process that opens the application lives: what its stores are opened for.
 public enum ProcessLifetime: Sendable {
-    /// One command, then exit (the CLI): the index through one connection, which opens without writing.
+    /// One command, then exit (the CLI): each SQLite store through one connection, which opens without writing.
     case oneCommand
-    /// Many requests over time (`places serve`): the index through a pool whose reads run in parallel, and
+    /// Many requests over time (`places serve`): each SQLite store through a pool whose reads run in parallel, and
     /// repeated LOOKUP cache hits answered from memory while the cache's change stamp stays the same
     /// (``CacheHitFront``).
     case serving
 }
 
+/// The data shipped inside the package: the Helsinki OSM extract and a worldwide GeoNames cities list.
 enum EmbeddedData {
     static let files = ["helsinki.osm.pbf", "geonames-cities15000.txt.gz"]
 
