@@ -75,6 +75,15 @@ extension PlaceIndexStore {
         try database.read { db in try CityLookup.best(near: coordinates, in: db) }
     }
 
+    /// The time zone of the city ``cities(near:)`` names for each point. A serving process answers from the
+    /// cities it holds in memory (``CitiesInMemory``), without reading the index; others read it.
+    public func timeZones(near coordinates: [Coordinate]) throws -> [String?] {
+        if let table = citiesInMemory?.current(read: { stamp in try database.read { db in try CitiesInMemory.Table.read(db, stamp: stamp) } }) {
+            return coordinates.map(table.timeZone(near:))
+        }
+        return try cities(near: coordinates).map { $0?.timeZone }
+    }
+
     /// The nearest POI or address point within `radius` metres, and the city the point is in.
     public func reverse(_ coordinate: Coordinate, radius: Double = 100) throws -> IndexedReverse {
         try database.read { db in
@@ -231,9 +240,17 @@ enum CityLookup {
     /// The `geonameid` of the city ``best(near:in:)`` names: scored on position and population alone, so
     /// the dozens of cities in a window cost no strings; only the winner's row is read whole.
     private static func winner(near coordinate: Coordinate, in db: Database) throws -> Int64? {
+        try winner(near: coordinate) { box in try CityGrid.candidates(in: box, db: db) }
+    }
+
+    /// ``winner(near:in:)`` over the cities `candidates` gives for a box (every city inside it, edges included,
+    /// in the order of `CityGrid.candidates(in:db:)`): the one rule, whether the cities come from the index or
+    /// from a serving process's memory (``CitiesInMemory``).
+    static func winner(near coordinate: Coordinate,
+                       candidates: (BoundingBox) throws -> [CityGrid.Candidate]) rethrows -> Int64? {
         // Population is worth at most ~15 km (2·log10 of the largest cities), so a 15 km window holds the winner.
         for radius in [15_000.0, 300_000.0] {
-            let candidates = try CityGrid.candidates(in: GeoMath.boundingBox(around: coordinate, radius: radius), db: db)
+            let candidates = try candidates(GeoMath.boundingBox(around: coordinate, radius: radius))
             let scored = candidates.map { candidate -> (candidate: CityGrid.Candidate, distance: Double) in
                 (candidate, GeoMath.distance(coordinate, candidate.coordinate))
             }.filter { $0.distance <= radius }

@@ -238,9 +238,9 @@ public final class PlacesApplication: Sendable {
     func withTimeZones(_ places: [Place]) throws -> [Place] {
         let missing = places.indices.filter { places[$0].timeZone == nil && places[$0].utcOffsetMinutes == nil }
         guard !missing.isEmpty else { return places }
-        let cities = try index.cities(near: missing.map { places[$0].coordinate })
+        let zones = try index.timeZones(near: missing.map { places[$0].coordinate })
         var result = places
-        for (i, city) in zip(missing, cities) { result[i].timeZone = city?.timeZone }
+        for (i, zone) in zip(missing, zones) { result[i].timeZone = zone }
         return result
     }
 
