@@ -411,9 +411,9 @@ extension LocalProvider {
 public enum ProcessLifetime: Sendable {
     /// One command, then exit (the CLI): each SQLite store through one connection, which opens without writing.
     case oneCommand
-    /// Many requests over time (`places serve`): each SQLite store through a pool whose reads run in parallel, and
+    /// Many requests over time (`places serve`): each SQLite store through a pool whose reads run in parallel,
     /// repeated LOOKUP cache hits answered from memory while the cache's change stamp stays the same
-    /// (``CacheHitFront``).
+    /// (``CacheHitFront``), and the index's cities held in memory for time zones (`CitiesInMemory`).
     case serving
 }
 
