@@ -78,11 +78,9 @@ extension PlaceIndexStore {
     }
 
     /// The time zone of the city ``cities(near:)`` names for each point. A serving process answers from the
-    /// cities it holds in memory (``CitiesInMemory``), without reading the index; others read it.
+    /// cities it holds in memory (``IndexInMemory``), without reading the index; others read it.
     public func timeZones(near coordinates: [Coordinate]) throws -> [String?] {
-        if let table = citiesInMemory?.current(read: { stamp in try database.read { db in try CitiesInMemory.Table.read(db, stamp: stamp) } }) {
-            return coordinates.map(table.timeZone(near:))
-        }
+        if let snapshot = snapshotInMemory() { return coordinates.map(snapshot.cities.timeZone(near:)) }
         return try cities(near: coordinates).map { $0?.timeZone }
     }
 
@@ -247,7 +245,7 @@ enum CityLookup {
 
     /// ``winner(near:in:)`` over the cities `candidates` gives for a box (every city inside it, edges included,
     /// in the order of `CityGrid.candidates(in:db:)`): the one rule, whether the cities come from the index or
-    /// from a serving process's memory (``CitiesInMemory``).
+    /// from a serving process's memory (``IndexInMemory``).
     static func winner(near coordinate: Coordinate,
                        candidates: (BoundingBox) throws -> [CityGrid.Candidate]) rethrows -> Int64? {
         // Population is worth at most ~15 km (2·log10 of the largest cities), so a 15 km window holds the winner.

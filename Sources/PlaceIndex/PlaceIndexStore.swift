@@ -19,16 +19,17 @@ import StoreSupport
 /// the index exactly as it was.
 public final class PlaceIndexStore: Sendable {
     let database: any DatabaseWriter
-    /// A serving process's copy of the cities, for ``timeZones(near:)``; `nil` in one-command processes.
-    let citiesInMemory: CitiesInMemory?
+    /// What a serving process keeps in memory from the index (cities for ``timeZones(near:)``, ``sources()``);
+    /// `nil` in one-command processes.
+    let inMemory: IndexInMemory?
 
     /// Opens (creating if needed) the index at `path`, in WAL mode so readers never wait for an import.
     /// - Parameters:
     ///   - concurrentReaders: `true` for a pool whose reads run in parallel (`places serve`), `false` for
     ///     one connection that writes nothing as it opens (one command); see ``StoreDatabase/connect(path:configuration:concurrentReaders:)``.
-    ///   - citiesInMemory: keep the cities' positions and time zones in memory for ``timeZones(near:)``
-    ///     (``CitiesInMemory``): for a process that answers many requests.
-    public init(path: URL, concurrentReaders: Bool = true, citiesInMemory: Bool = false) throws {
+    ///   - keepInMemory: keep what requests read again and again (the cities for ``timeZones(near:)``, the
+    ///     imported files) in memory, per version of the file (``IndexInMemory``): for a process that answers many requests.
+    public init(path: URL, concurrentReaders: Bool = true, keepInMemory: Bool = false) throws {
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -38,16 +39,16 @@ public final class PlaceIndexStore: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
         database = try StoreDatabase.connect(path: path, configuration: configuration, concurrentReaders: concurrentReaders)
-        self.citiesInMemory = citiesInMemory ? CitiesInMemory(path: path) : nil
+        inMemory = keepInMemory ? IndexInMemory(path: path) : nil
         try Self.migrator.migrate(database)
     }
 
     /// Opens the index at `path` and checks that the file is whole, or throws ``PlaceIndexDamage`` when
     /// it is not a usable database (truncated, overwritten, not SQLite): the cue to set it aside and rebuild.
     /// The check is cheap (the header's page count against the file's size, and one read of each table).
-    public static func openVerified(path: URL, concurrentReaders: Bool = true, citiesInMemory: Bool = false) throws -> PlaceIndexStore {
+    public static func openVerified(path: URL, concurrentReaders: Bool = true, keepInMemory: Bool = false) throws -> PlaceIndexStore {
         do {
-            let store = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders, citiesInMemory: citiesInMemory)
+            let store = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders, keepInMemory: keepInMemory)
             try store.verify(path: path)
             return store
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
@@ -79,7 +80,7 @@ public final class PlaceIndexStore: Sendable {
 
     private init(database: any DatabaseWriter) throws {
         self.database = database
-        citiesInMemory = nil
+        inMemory = nil
         try Self.migrator.migrate(database)
     }
 
@@ -111,23 +112,36 @@ public final class PlaceIndexStore: Sendable {
         }
     }
 
-    /// The files imported so far, newest first, with what each one was and what it added.
+    /// The files imported so far, newest first, with what each one was and what it added. Every local search
+    /// reads them (for its notes): a serving process from memory (``IndexInMemory``).
     public func sources() throws -> [IndexedSource] {
-        try database.read { db in
-            // Every local search reads this (for its notes): a statement prepared once per connection.
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT name, kind, imported_at, places, cities, bytes, checksum, format, address_points, names,
-                       min_lat, max_lat, min_lon, max_lon
-                FROM source ORDER BY imported_at DESC
-                """)).map { row in
-                var bounds: IndexedSource.Bounds?
-                if let minLat = row[10] as Double?, let maxLat = row[11] as Double?, let minLon = row[12] as Double?,
-                   let maxLon = row[13] as Double? {
-                    bounds = IndexedSource.Bounds(minLatitude: minLat, maxLatitude: maxLat, minLongitude: minLon, maxLongitude: maxLon)
-                }
-                return IndexedSource(
-                    name: row[0], kind: row[1], importedAt: Date(timeIntervalSince1970: row[2]), places: row[3], cities: row[4],
-                    bytes: row[5], checksum: row[6], format: row[7], addressPoints: row[8], names: row[9], bounds: bounds)
+        if let snapshot = snapshotInMemory() { return snapshot.sources }
+        return try database.read(Self.sources)
+    }
+
+    static func sources(_ db: Database) throws -> [IndexedSource] {
+        // A statement prepared once per connection.
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT name, kind, imported_at, places, cities, bytes, checksum, format, address_points, names,
+                   min_lat, max_lat, min_lon, max_lon
+            FROM source ORDER BY imported_at DESC
+            """)).map { row in
+            var bounds: IndexedSource.Bounds?
+            if let minLat = row[10] as Double?, let maxLat = row[11] as Double?, let minLon = row[12] as Double?,
+               let maxLon = row[13] as Double? {
+                bounds = IndexedSource.Bounds(minLatitude: minLat, maxLatitude: maxLat, minLongitude: minLon, maxLongitude: maxLon)
+            }
+            return IndexedSource(
+                name: row[0], kind: row[1], importedAt: Date(timeIntervalSince1970: row[2]), places: row[3], cities: row[4],
+                bytes: row[5], checksum: row[6], format: row[7], addressPoints: row[8], names: row[9], bounds: bounds)
+        }
+    }
+
+    /// The index as a serving process keeps it in memory now, or `nil` (one command; being read; unknown version).
+    func snapshotInMemory() -> IndexInMemory.Snapshot? {
+        inMemory?.current { stamp in
+            try database.read { db in
+                IndexInMemory.Snapshot(stamp: stamp, cities: try CityTable.read(db), sources: try Self.sources(db))
             }
         }
     }

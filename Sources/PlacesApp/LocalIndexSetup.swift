@@ -19,8 +19,8 @@ enum LocalIndexSetup {
 
     /// - Parameters:
     ///   - concurrentReaders: a pool of connections (a serving process) or one (one command); see ``StoreFactory``.
-    ///   - citiesInMemory: hold the cities in memory for time zones (a serving process); see ``PlaceIndexStore``.
-    static func open(_ environment: PlacesEnvironment, concurrentReaders: Bool, citiesInMemory: Bool,
+    ///   - keepInMemory: keep the cities and the imported files in memory (a serving process); see ``PlaceIndexStore``.
+    static func open(_ environment: PlacesEnvironment, concurrentReaders: Bool, keepInMemory: Bool,
                      notice: (String) -> Void) throws -> PlaceIndexStore {
         let path = environment.indexDatabase
         let lock = try ExclusiveFileLock(path: URL(fileURLWithPath: path.path + ".lock"))
@@ -29,11 +29,11 @@ enum LocalIndexSetup {
         let index: PlaceIndexStore
         var damaged = false
         do {
-            index = try PlaceIndexStore.openVerified(path: path, concurrentReaders: concurrentReaders, citiesInMemory: citiesInMemory)
+            index = try PlaceIndexStore.openVerified(path: path, concurrentReaders: concurrentReaders, keepInMemory: keepInMemory)
         } catch let damage as PlaceIndexDamage {
             let aside = try setAside(path)
             notice("places: \(damage.description); moved it to \(aside.lastPathComponent) and rebuilding it from the bundled data …")
-            index = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders, citiesInMemory: citiesInMemory)
+            index = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders, keepInMemory: keepInMemory)
             damaged = true
         }
         if !damaged {

@@ -413,7 +413,7 @@ public enum ProcessLifetime: Sendable {
     case oneCommand
     /// Many requests over time (`places serve`): each SQLite store through a pool whose reads run in parallel,
     /// repeated LOOKUP cache hits answered from memory while the cache's change stamp stays the same
-    /// (``CacheHitFront``), and the index's cities held in memory for time zones (`CitiesInMemory`).
+    /// (``CacheHitFront``), and the index's cities and imported files held in memory (`IndexInMemory`).
     case serving
 }
 

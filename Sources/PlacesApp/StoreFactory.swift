@@ -24,7 +24,7 @@ struct StoreFactory: Sendable {
     /// The local place index, built from the bundled data on first use and repaired when damaged.
     func openIndex(notice: (String) -> Void) throws -> PlaceIndexStore {
         try opening(in: environment.dataDirectory) {
-            try LocalIndexSetup.open(environment, concurrentReaders: concurrentReaders, citiesInMemory: lifetime == .serving,
+            try LocalIndexSetup.open(environment, concurrentReaders: concurrentReaders, keepInMemory: lifetime == .serving,
                                      notice: notice)
         }
     }

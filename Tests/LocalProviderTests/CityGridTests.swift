@@ -102,13 +102,13 @@ import Testing
         #expect(try store.cities(near: clustered).allSatisfy { $0 != nil })
     }
 
-    // MARK: A serving process's cities in memory (CitiesInMemory)
+    // MARK: A serving process's cities in memory (IndexInMemory)
 
     /// A file index with `cities`, opened twice: as a serving process opens it (cities in memory) and as a
     /// one-command process does (every lookup reads the index).
     private func servedAndRead(_ cities: [IndexedCity], in scratch: ScratchDirectory) throws -> (served: PlaceIndexStore, read: PlaceIndexStore) {
         let path = scratch.appendingPathComponent("index.sqlite")
-        let served = try PlaceIndexStore(path: path, citiesInMemory: true)
+        let served = try PlaceIndexStore(path: path, keepInMemory: true)
         try served.write { writer in
             for city in cities { try writer.insert(city, source: "grid.txt") }
             try writer.finishSource("grid.txt", kind: "geonames", places: 0, cities: cities.count)
@@ -172,22 +172,24 @@ import Testing
         #expect(expected.contains("Zone/200001") && !expected.contains("Zone/200002"))
         #expect(expected.contains("Zone/200005") && expected.contains("Zone/200008") && expected.contains(nil))
         // They came from memory: the cities were read once and not again.
-        let memory = try #require(served.citiesInMemory)
+        let memory = try #require(served.inMemory)
         #expect(memory.current { _ in throw CancellationError() } != nil)
         #expect(try read.timeZones(near: [points[0]]) == [expected[0]])
     }
 
-    @Test func anImportWhileServingIsSeenByTheNextTimeZone() throws {
+    @Test func anImportWhileServingIsSeenByTheNextTimeZoneAndSourceList() throws {
         let scratch = try ScratchDirectory("places-city-memory")
         let point = Coordinate(latitude: 60.15, longitude: 24.95)
         let (served, read) = try servedAndRead([zoned(1, 60.16, 24.95, population: 100)], in: scratch)
         #expect(try served.timeZones(near: [point]) == ["Zone/1"])
+        #expect(try served.sources().map(\.name) == ["grid.txt"])
         // Another process (the other connection) imports a big city nearby, then this one imports a bigger one.
         try read.write { writer in
             try writer.insert(zoned(2, 60.17, 24.95, population: 600_000), source: "more.txt")
             try writer.finishSource("more.txt", kind: "geonames", places: 0, cities: 1)
         }
         #expect(try served.timeZones(near: [point]) == ["Zone/2"])
+        #expect(try served.sources() == read.sources() && served.sources().count == 2)
         try served.write { writer in
             try writer.insert(zoned(3, 60.15, 24.96, population: 6_000_000), source: "most.txt")
             try writer.finishSource("most.txt", kind: "geonames", places: 0, cities: 1)

@@ -34,6 +34,21 @@ import Testing
         #expect(throws: InputError.self) { try PlaceID(parsing: "node1234") }
         #expect(throws: InputError.self) { try PlaceID(parsing: "osm:") }
     }
+
+    @Test func placeIDsReadAsBytesOrAsTextAreTheSame() throws {
+        // Plain ASCII ids are read byte by byte; spaces, other letters and errors go the general way. Both give these.
+        let cases: [(text: String, provider: String, native: String)] = [
+            ("osm:node/59622323", "osm", "node/59622323"), ("OSM:Node/1", "osm", "Node/1"), (" osm:node/1 ", "osm", "node/1"),
+            ("geo_names-2:658225", "geo_names-2", "658225"), ("Ösm:x", "ösm", "x"), ("osm:ä", "osm", "ä"), ("a::", "a", ":"),
+        ]
+        for (text, provider, native) in cases {
+            let id = try PlaceID(parsing: text)
+            #expect(id.provider == provider && id.nativeID == native, "\(text)")
+        }
+        for text in [":x", "osm", "o.s:x", "o s:x", "osm:", "", " : "] {
+            #expect(throws: InputError.self, "\(text)") { try PlaceID(parsing: text) }
+        }
+    }
 }
 
 @Suite struct GeoMathTests {
