@@ -115,9 +115,9 @@ public final class PlacesApplication: Sendable {
     var pipeline: LookupPipeline { get throws { try lookupPipeline.get() } }
 
     /// Opens (and on a fresh machine builds) the local index now rather than on first use: the server does,
-    /// so its first client does not wait for a build.
+    /// so its first client does not wait for a build, nor for the cities it keeps in memory.
     public func openLocalIndex() throws {
-        _ = try index
+        try index.readIntoMemory()
     }
 
     /// Saved spots, with the rules that need the matcher (duplicates, backups, visits).
