@@ -9,8 +9,8 @@ import Synchronization
 /// - the GeoNames cities' positions, populations and time zones (``CityTable``): the time zone a place's
 ///   opening hours are read in (that of the city reverse geocoding names, ``CityLookup``) then costs a few
 ///   microseconds, where the index's grid cells cost four queries, the winning city's row and a read
-///   transaction: 38 % of an uncached `DETAILS`'s instructions (callgrind, session 12). About 32 bytes a city
-///   (6 MB for cities1000's 170,000);
+///   transaction: 38 % of an uncached `DETAILS`'s instructions (callgrind, session 12). About 48 bytes a city
+///   (8 MB for cities1000's 170,000);
 /// - the list of imported files, which every local search reads for its notes.
 ///
 /// One-command processes keep none of it: reading every city would cost more than the one lookup it serves.
