@@ -190,6 +190,13 @@ import Testing
         #expect(found.count == min(3, elsewhere + 1), "places on the street elsewhere follow")
     }
 
+    /// Words typed as beginnings find what they begin, with a category or without; a word that begins no indexed
+    /// word is left to typo correction (the beginnings are not merged for nothing).
+    @Test(arguments: [("maya gri", "osm:node/15"), ("pharmacy kaivo", "osm:node/12"), ("maya grll", "osm:node/15")])
+    func wordsAsBeginningsFindWhatTheyBegin(query: String, expected: String) throws {
+        #expect(try Self.index().search(text: query, near: Self.helsinki).first?.id.description == expected)
+    }
+
     @Test func aHouseNumberWithALetterMatchesWithOrWithoutTheSpace() throws {
         #expect(try Self.index().search(text: "Mikonkatu 9b").first?.id.description == "osm:node/20")
     }
