@@ -571,7 +571,7 @@ struct LocalSearch {
     /// costs a row read (~1 µs), and the read around the point costs as much as reading the ring's entries.
     static let fewMembers = 2_000
 
-    /// Up to this many members' row ids are collected (once per box read, ~0.2 µs each) to test the R*Tree's
+    /// Up to this many members' row ids are collected (once per search, ~0.2 µs each) to test the R*Tree's
     /// entries around the point without reading their rows; in a city centre a sparse category ("hotel",
     /// 4,342 members at the scale benchmark's size) has its ten nearest 1 km out, among ~2,000 other POIs.
     static let memberSetLimit = 10_000
@@ -586,14 +586,17 @@ struct LocalSearch {
     private func membersAround(_ category: CategoryKeywords, matching match: String?, around center: Coordinate,
                                within: Double?) throws -> [Hit] {
         var found: [Member] = []
-        var condition = match == nil ? "p.keywords != ''" : "+r.id IN (SELECT rowid FROM place_fts WHERE place_fts MATCH ?)"
-        var arguments: StatementArguments = match.map { [$0] } ?? []
+        var condition = match == nil ? "p.keywords != ''" : "1"
+        var arguments: StatementArguments = []
         if let filter {
             condition += " AND " + filter.sql
             arguments += filter.arguments
         }
+        // The members' row ids are collected once, for every box.
+        let members = try match.map { try Set(Int64.fetchAll(db.cachedStatement(sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH ?"),
+                                                              arguments: [$0])) }
         try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance, p.keywords", condition: condition,
-                         arguments: arguments)
+                         arguments: arguments, ids: members)
             .read(radii: within.map { [$0] } ?? PlacesAround.doubling(from: 250, upTo: nil)) { row in
                 guard match != nil || category.contains(row[4]) else { return }
                 let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
