@@ -82,7 +82,7 @@ public struct OSMPBFReader: Sendable {
         let fileName = url.lastPathComponent
         let windowSize = max(2, ProcessInfo.processInfo.activeProcessorCount) * 4
         let mapped = file
-        typealias Decoded = Result<[(OSMElement, Prepared)], InputError>
+        typealias Decoded = Result<DecodedBlock<Prepared>, InputError>
         try { (bytes: UnsafeRawBufferPointer) in
             var offset = dataStart
             var framingError: InputError?
@@ -119,7 +119,8 @@ public struct OSMPBFReader: Sendable {
                 // Decode the next window while this thread hands the current one to `body`.
                 ahead = next.isEmpty ? nil : decoding(next)
                 for (block, result) in zip(window, decoded.wait()) {
-                    for (element, prepared) in try result.get() { try body(element, prepared) }
+                    let blockElements = try result.get()
+                    for i in blockElements.elements.indices { try body(blockElements.elements[i], blockElements.prepared[i]) }
                     progress?(block.blobRange.upperBound, bytes.count)
                 }
                 if let end = window.last?.blobRange.upperBound { mapped.release(before: end) }
@@ -133,19 +134,30 @@ public struct OSMPBFReader: Sendable {
     /// Inflates and decodes one `OSMData` block into its elements, in file order, each with what `prepare`
     /// makes of it.
     private static func decode<Prepared>(_ block: Block, in bytes: UnsafeRawBufferPointer, fileName: String,
-                                         preparing prepare: (OSMElement) -> Prepared) throws(InputError) -> [(OSMElement, Prepared)] {
+                                         preparing prepare: (OSMElement) -> Prepared) throws(InputError) -> DecodedBlock<Prepared> {
         let payload = try payload(of: block, in: bytes, fileName: fileName)
-        var elements: [(OSMElement, Prepared)] = []
+        var decoded = DecodedBlock<Prepared>()
         do {
             try payload.withUnsafeBytes { raw in
-                try PrimitiveBlockDecoder.decode(raw) { elements.append(($0, prepare($0))) }
+                try PrimitiveBlockDecoder.decode(raw) { element in
+                    decoded.elements.append(element)
+                    decoded.prepared.append(prepare(element))
+                }
             }
         } catch let error as ProtobufError {
             throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
         } catch {
             throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
         }
-        return elements
+        return decoded
+    }
+
+    /// One block's elements and what `prepare` made of each, in two arrays: an array of (element, prepared)
+    /// pairs was freed through the runtime's generic tuple code, element by element, a second of CPU on
+    /// the generated 5-million-object extract.
+    private struct DecodedBlock<Prepared: Sendable>: Sendable {
+        var elements: [OSMElement] = []
+        var prepared: [Prepared] = []
     }
 
     // MARK: Framing
