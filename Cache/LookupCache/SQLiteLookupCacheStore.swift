@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import PlacesCore
 import StoreSupport
-import Synchronization
 
 /// The SQLite lookup cache: one file in the user's cache directory, WAL, so readers never wait for the writer.
 ///
@@ -14,16 +13,15 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     public let configuration: LookupCacheConfiguration
     private let database: any DatabaseWriter
     private let clock: @Sendable () -> Date
-    /// A connection of its own for ``changeStamp()``, opened on first use: `PRAGMA data_version` is per connection,
-    /// and changes on it when any other connection (this process's own included, or another process) commits.
-    /// `opened` counts the connections opened, so a stamp from a reopened connection never equals an older one's.
-    private let stampConnection = Mutex<(queue: DatabaseQueue?, opened: UInt64)>((nil, 0))
+    /// ``changeStamp()``'s own connection to the file.
+    private let dataVersion: DataVersionStamp
 
     public init(path: URL, configuration: LookupCacheConfiguration = LookupCacheConfiguration(),
                 clock: @escaping @Sendable () -> Date = { Date() }, concurrentReaders: Bool = true) throws {
         self.path = path
         self.configuration = configuration
         self.clock = clock
+        dataVersion = DataVersionStamp(path: path)
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
@@ -134,27 +132,7 @@ public final class SQLiteLookupCacheStore: LookupCacheStore {
     /// read. It never waits for a busy file (a busy file reads as unknown, which sends the lookup to the store): the
     /// server reads it on its event loop.
     public func changeStamp() -> UInt64? {
-        stampConnection.withLock { connection -> UInt64? in
-            do {
-                if connection.queue == nil {
-                    var configuration = Configuration()
-                    configuration.readonly = true
-                    configuration.busyMode = .immediateError
-                    connection.queue = try DatabaseQueue(path: path.path, configuration: configuration)
-                    connection.opened &+= 1
-                }
-                guard let version = try connection.queue?.inDatabase({ db in
-                    try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
-                }) else { return nil }
-                // A connection's versions start afresh: the high bits say which connection counted them.
-                return connection.opened << 40 ^ UInt64(bitPattern: version)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-                return nil
-            } catch {
-                connection.queue = nil
-                return nil
-            }
-        }
+        dataVersion.read()
     }
 
     public func vacuum() async throws {

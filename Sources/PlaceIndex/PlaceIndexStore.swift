@@ -19,11 +19,16 @@ import StoreSupport
 /// the index exactly as it was.
 public final class PlaceIndexStore: Sendable {
     let database: any DatabaseWriter
+    /// A serving process's copy of the cities, for ``timeZones(near:)``; `nil` in one-command processes.
+    let citiesInMemory: CitiesInMemory?
 
     /// Opens (creating if needed) the index at `path`, in WAL mode so readers never wait for an import.
-    /// - Parameter concurrentReaders: `true` for a pool whose reads run in parallel (`places serve`), `false` for
-    ///   one connection that writes nothing as it opens (one command); see ``StoreDatabase/connect(path:configuration:concurrentReaders:)``.
-    public init(path: URL, concurrentReaders: Bool = true) throws {
+    /// - Parameters:
+    ///   - concurrentReaders: `true` for a pool whose reads run in parallel (`places serve`), `false` for
+    ///     one connection that writes nothing as it opens (one command); see ``StoreDatabase/connect(path:configuration:concurrentReaders:)``.
+    ///   - citiesInMemory: keep the cities' positions and time zones in memory for ``timeZones(near:)``
+    ///     (``CitiesInMemory``): for a process that answers many requests.
+    public init(path: URL, concurrentReaders: Bool = true, citiesInMemory: Bool = false) throws {
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -33,15 +38,16 @@ public final class PlaceIndexStore: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
         database = try StoreDatabase.connect(path: path, configuration: configuration, concurrentReaders: concurrentReaders)
+        self.citiesInMemory = citiesInMemory ? CitiesInMemory(path: path) : nil
         try Self.migrator.migrate(database)
     }
 
     /// Opens the index at `path` and checks that the file is whole, or throws ``PlaceIndexDamage`` when
     /// it is not a usable database (truncated, overwritten, not SQLite): the cue to set it aside and rebuild.
     /// The check is cheap (the header's page count against the file's size, and one read of each table).
-    public static func openVerified(path: URL, concurrentReaders: Bool = true) throws -> PlaceIndexStore {
+    public static func openVerified(path: URL, concurrentReaders: Bool = true, citiesInMemory: Bool = false) throws -> PlaceIndexStore {
         do {
-            let store = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders)
+            let store = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders, citiesInMemory: citiesInMemory)
             try store.verify(path: path)
             return store
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
@@ -73,6 +79,7 @@ public final class PlaceIndexStore: Sendable {
 
     private init(database: any DatabaseWriter) throws {
         self.database = database
+        citiesInMemory = nil
         try Self.migrator.migrate(database)
     }
 

@@ -17,8 +17,11 @@ enum LocalIndexSetup {
     /// did: how the tests show that a failed build leaves nothing behind and the next run recovers.
     static let faultVariable = "PLACES_TEST_FAIL_BUILD_AFTER"
 
-    /// - Parameter concurrentReaders: a pool of connections (a serving process) or one (one command); see ``StoreFactory``.
-    static func open(_ environment: PlacesEnvironment, concurrentReaders: Bool, notice: (String) -> Void) throws -> PlaceIndexStore {
+    /// - Parameters:
+    ///   - concurrentReaders: a pool of connections (a serving process) or one (one command); see ``StoreFactory``.
+    ///   - citiesInMemory: hold the cities in memory for time zones (a serving process); see ``PlaceIndexStore``.
+    static func open(_ environment: PlacesEnvironment, concurrentReaders: Bool, citiesInMemory: Bool,
+                     notice: (String) -> Void) throws -> PlaceIndexStore {
         let path = environment.indexDatabase
         let lock = try ExclusiveFileLock(path: URL(fileURLWithPath: path.path + ".lock"))
         defer { lock.release() }
@@ -26,11 +29,11 @@ enum LocalIndexSetup {
         let index: PlaceIndexStore
         var damaged = false
         do {
-            index = try PlaceIndexStore.openVerified(path: path, concurrentReaders: concurrentReaders)
+            index = try PlaceIndexStore.openVerified(path: path, concurrentReaders: concurrentReaders, citiesInMemory: citiesInMemory)
         } catch let damage as PlaceIndexDamage {
             let aside = try setAside(path)
             notice("places: \(damage.description); moved it to \(aside.lastPathComponent) and rebuilding it from the bundled data …")
-            index = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders)
+            index = try PlaceIndexStore(path: path, concurrentReaders: concurrentReaders, citiesInMemory: citiesInMemory)
             damaged = true
         }
         if !damaged {

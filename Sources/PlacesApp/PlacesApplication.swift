@@ -238,9 +238,9 @@ public final class PlacesApplication: Sendable {
     func withTimeZones(_ places: [Place]) throws -> [Place] {
         let missing = places.indices.filter { places[$0].timeZone == nil && places[$0].utcOffsetMinutes == nil }
         guard !missing.isEmpty else { return places }
-        let cities = try index.cities(near: missing.map { places[$0].coordinate })
+        let zones = try index.timeZones(near: missing.map { places[$0].coordinate })
         var result = places
-        for (i, city) in zip(missing, cities) { result[i].timeZone = city?.timeZone }
+        for (i, zone) in zip(missing, zones) { result[i].timeZone = zone }
         return result
     }
 
@@ -411,9 +411,9 @@ extension LocalProvider {
 public enum ProcessLifetime: Sendable {
     /// One command, then exit (the CLI): each SQLite store through one connection, which opens without writing.
     case oneCommand
-    /// Many requests over time (`places serve`): each SQLite store through a pool whose reads run in parallel, and
+    /// Many requests over time (`places serve`): each SQLite store through a pool whose reads run in parallel,
     /// repeated LOOKUP cache hits answered from memory while the cache's change stamp stays the same
-    /// (``CacheHitFront``).
+    /// (``CacheHitFront``), and the index's cities held in memory for time zones (`CitiesInMemory`).
     case serving
 }
 

@@ -23,7 +23,10 @@ struct StoreFactory: Sendable {
 
     /// The local place index, built from the bundled data on first use and repaired when damaged.
     func openIndex(notice: (String) -> Void) throws -> PlaceIndexStore {
-        try opening(in: environment.dataDirectory) { try LocalIndexSetup.open(environment, concurrentReaders: concurrentReaders, notice: notice) }
+        try opening(in: environment.dataDirectory) {
+            try LocalIndexSetup.open(environment, concurrentReaders: concurrentReaders, citiesInMemory: lifetime == .serving,
+                                     notice: notice)
+        }
     }
 
     /// The TTL lookup cache (also where provider answers are kept within their terms).

@@ -62,7 +62,7 @@ public struct HoursReport: Sendable, Encodable {
         if let periods = place.openingPeriods, !periods.isEmpty {
             hours = OpeningHours(periods: periods, text: place.openingHoursText)
         } else if let text = place.openingHoursText, !text.trimmedOfSpaces.isEmpty {
-            hours = OpeningHours(osm: text)
+            hours = OpeningHours.remembered(osm: text)
         } else {
             return nil
         }

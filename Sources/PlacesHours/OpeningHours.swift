@@ -1,5 +1,6 @@
 import Foundation
 import PlacesCore
+import Synchronization
 
 /// A place's weekly schedule, from OSM `opening_hours` text or from a provider's periods, evaluated
 /// the same way whatever its source.
@@ -356,4 +357,26 @@ public struct HoursInterval: Hashable, Sendable, Encodable, CustomStringConverti
         try container.encode(state, forKey: .state)
         try container.encodeIfPresent(comment, forKey: .comment)
     }
+}
+
+extension OpeningHours {
+    /// ``init(osm:)``, remembered by text: the same few hundred `opening_hours` values recur across a map
+    /// ("Mo-Fr 09:00-17:00"), and a server reads one place's text again on every uncached request, so a parse
+    /// (a third of reading a place's hours at a moment) is done once per text. Only the parse is kept:
+    /// evaluating depends on the moment. Bounded: texts longer than ``rememberedTextLimit`` bytes are parsed
+    /// each time, and at ``rememberedCapacity`` texts the memory starts again empty.
+    public static func remembered(osm text: String) -> OpeningHours {
+        guard text.utf8.count <= rememberedTextLimit else { return OpeningHours(osm: text) }
+        if let known = parsedTexts.withLock({ $0[text] }) { return known }
+        let hours = OpeningHours(osm: text)
+        parsedTexts.withLock { parsed in
+            if parsed.count >= rememberedCapacity { parsed.removeAll(keepingCapacity: true) }
+            parsed[text] = hours
+        }
+        return hours
+    }
+
+    static let rememberedTextLimit = 512
+    static let rememberedCapacity = 4_096
+    private static let parsedTexts = Mutex<[String: OpeningHours]>([:])
 }

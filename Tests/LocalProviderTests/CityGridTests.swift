@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import PlaceIndex
 import PlacesCore
+import ScratchDirectory
 import Testing
 
 /// Reverse geocoding finds GeoNames cities through the `city` table's grid cells (migration v8), not an R*Tree.
@@ -99,5 +100,98 @@ import Testing
             #expect(together == alone, "\(points)")
         }
         #expect(try store.cities(near: clustered).allSatisfy { $0 != nil })
+    }
+
+    // MARK: A serving process's cities in memory (CitiesInMemory)
+
+    /// A file index with `cities`, opened twice: as a serving process opens it (cities in memory) and as a
+    /// one-command process does (every lookup reads the index).
+    private func servedAndRead(_ cities: [IndexedCity], in scratch: ScratchDirectory) throws -> (served: PlaceIndexStore, read: PlaceIndexStore) {
+        let path = scratch.appendingPathComponent("index.sqlite")
+        let served = try PlaceIndexStore(path: path, citiesInMemory: true)
+        try served.write { writer in
+            for city in cities { try writer.insert(city, source: "grid.txt") }
+            try writer.finishSource("grid.txt", kind: "geonames", places: 0, cities: cities.count)
+        }
+        return (served, try PlaceIndexStore(path: path, concurrentReaders: false))
+    }
+
+    /// Each city with a time zone of its own, so that the zone names the city.
+    private func zoned(_ id: Int64, _ latitude: Double, _ longitude: Double, population: Int64, zone: String? = "") -> IndexedCity {
+        var city = city(id, latitude, longitude, population: population)
+        city.timeZone = zone == "" ? "Zone/\(id)" : zone
+        return city
+    }
+
+    @Test func citiesInMemoryNameTheCityTheIndexNames() throws {
+        // A 0.05° lattice of cities around Helsinki (populations varying by position, ids not in position order),
+        // cities on tenth-degree square edges, two at one spot with one population (a tie the first in cell and
+        // id order wins), one without a zone, a lone city ~100 km from the lattice, cities either side of the
+        // antimeridian and near a pole.
+        var cities: [IndexedCity] = []
+        for row in 0..<24 {
+            for column in 0..<24 {
+                let id = Int64((row * 24 + column) * 7_919 % 100_003 + 1)
+                let latitude: Double = 59.9 + Double(row) * 0.05
+                let longitude: Double = 24.4 + Double(column) * 0.05
+                cities.append(zoned(id, latitude, longitude, population: Int64((row * 7_919 + column * 104_729) % 700_001)))
+            }
+        }
+        cities += [
+            zoned(200_002, 61.5, 25.5, population: 1_000), zoned(200_001, 61.5, 25.5, population: 1_000),
+            zoned(200_003, 61.2, 25.1, population: 50), zoned(200_004, 61.3, 25.2, population: 50, zone: nil),
+            zoned(200_005, 64.0, 24.95, population: 5_000_000), zoned(200_006, 62.55, 27.0, population: 10),
+            zoned(200_007, 65.0, 179.99, population: 100), zoned(200_008, 65.0, -179.99, population: 100_000),
+            zoned(200_009, 89.95, 10, population: 5), zoned(200_010, -33.9, 151.2, population: 4_000_000),
+        ]
+        let scratch = try ScratchDirectory("places-city-memory")
+        let (served, read) = try servedAndRead(cities, in: scratch)
+        // Points spread over 59.5–63.5 N, 23–27 E by steps sharing no factor with the lattice (inside it, between it
+        // and the lone cities, beyond 15 km of any city), on square edges, beyond 300 km of all, far away.
+        var points = (0..<160).map { (step: Int) -> Coordinate in
+            let latitude: Double = 59.5 + Double(step * 7_919 % 4_001) / 1_000
+            let longitude: Double = 23 + Double(step * 104_729 % 4_001) / 1_000
+            return Coordinate(latitude: latitude, longitude: longitude)
+        }
+        for latitude in [60.2, 61.5, 61.3, 60.0] {
+            for longitude in [24.9, 25.5, 25.0, 25.2] {
+                for nudge in [-1e-9, 0, 1e-9] { points.append(Coordinate(latitude: latitude + nudge, longitude: longitude - nudge)) }
+            }
+        }
+        points += [Coordinate(latitude: 65, longitude: 179.9), Coordinate(latitude: 65, longitude: -179.9),
+                   Coordinate(latitude: 65, longitude: 180), Coordinate(latitude: 65, longitude: -180),
+                   Coordinate(latitude: 89.99, longitude: 10.2), Coordinate(latitude: -90, longitude: 0),
+                   Coordinate(latitude: -33.5, longitude: 151), Coordinate(latitude: -45, longitude: -120),
+                   Coordinate(latitude: 0, longitude: 0)]
+        let expected = try points.map { try read.cities(near: [$0])[0]?.timeZone }
+        let inMemory = try served.timeZones(near: points)
+        for (point, (got, want)) in zip(points, zip(inMemory, expected)) {
+            #expect(got == want, "\(point)")
+        }
+        // The cases the points were meant to reach were reached.
+        #expect(expected.contains("Zone/200001") && !expected.contains("Zone/200002"))
+        #expect(expected.contains("Zone/200005") && expected.contains("Zone/200008") && expected.contains(nil))
+        // They came from memory: the cities were read once and not again.
+        let memory = try #require(served.citiesInMemory)
+        #expect(memory.current { _ in throw CancellationError() } != nil)
+        #expect(try read.timeZones(near: [points[0]]) == [expected[0]])
+    }
+
+    @Test func anImportWhileServingIsSeenByTheNextTimeZone() throws {
+        let scratch = try ScratchDirectory("places-city-memory")
+        let point = Coordinate(latitude: 60.15, longitude: 24.95)
+        let (served, read) = try servedAndRead([zoned(1, 60.16, 24.95, population: 100)], in: scratch)
+        #expect(try served.timeZones(near: [point]) == ["Zone/1"])
+        // Another process (the other connection) imports a big city nearby, then this one imports a bigger one.
+        try read.write { writer in
+            try writer.insert(zoned(2, 60.17, 24.95, population: 600_000), source: "more.txt")
+            try writer.finishSource("more.txt", kind: "geonames", places: 0, cities: 1)
+        }
+        #expect(try served.timeZones(near: [point]) == ["Zone/2"])
+        try served.write { writer in
+            try writer.insert(zoned(3, 60.15, 24.96, population: 6_000_000), source: "most.txt")
+            try writer.finishSource("most.txt", kind: "geonames", places: 0, cities: 1)
+        }
+        #expect(try served.timeZones(near: [point]) == ["Zone/3"])
     }
 }

@@ -166,6 +166,30 @@ import Testing
         #expect(found.address?.street == "Mikonkatu")
     }
 
+    /// "Street N, City" when the last part is a city's name: the places on the street whose address names the city
+    /// come first, the others on the street after them, also when the street's address is in more places than a
+    /// search ranks (then every word is ranked, the city's with them).
+    @Test(arguments: [2, 250])
+    func aStreetAndACityPutThePlacesInTheCityFirst(elsewhere: Int) throws {
+        let index = try PlaceIndexStore.inMemory()
+        try index.write { writer in
+            func shop(_ id: Int, city: String?) -> Place {
+                Place(id: PlaceID(provider: "osm", nativeID: "node/\(id)"), name: "Shop \(id)", coordinate: Self.helsinki,
+                      address: PostalAddress(houseNumber: "18", street: "Mikonkatu", city: city))
+            }
+            // Written first, and with a shorter address than the one in Helsinki: bm25 ranks them above it.
+            for id in 1...elsewhere { try writer.insert(shop(id, city: id == 1 ? nil : "Tampere"), kind: .poi, source: "pois") }
+            try writer.insert(shop(1_000, city: "Helsinki"), kind: .poi, source: "pois")
+            try writer.finishSource("pois", kind: "osm.pbf", places: elsewhere + 1, cities: 0)
+            let city = Place(id: PlaceID(provider: "geonames", nativeID: "658225"), name: "Helsinki", coordinate: Self.helsinki, category: "city")
+            try writer.insert(city, kind: .city, source: "cities", importance: 0.8)
+            try writer.finishSource("cities", kind: "geonames", places: 1, cities: 1)
+        }
+        let found = try index.search(text: "Mikonkatu 18, Helsinki", limit: 3).map(\.id.description)
+        #expect(found.first == "osm:node/1000")
+        #expect(found.count == min(3, elsewhere + 1), "places on the street elsewhere follow")
+    }
+
     @Test func aHouseNumberWithALetterMatchesWithOrWithoutTheSpace() throws {
         #expect(try Self.index().search(text: "Mikonkatu 9b").first?.id.description == "osm:node/20")
     }

@@ -17,6 +17,15 @@ struct HoursReportTests {
         return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
+    @Test("A remembered parse is the parse: readable, corrected, unreadable and over-long texts, asked twice")
+    func rememberedParseIsTheParse() {
+        let long = Array(repeating: "Mo 09:00-10:00", count: 40).joined(separator: ", ")
+        for text in ["Mo-Fr 09:00-19:00; Sa 09:00-18:00; PH off", "Mon-Fri 9-17", "24/7", "by appointment", "", long] {
+            #expect(OpeningHours.remembered(osm: text) == OpeningHours(osm: text), "\(text)")
+            #expect(OpeningHours.remembered(osm: text) == OpeningHours(osm: text), "\(text)")
+        }
+    }
+
     @Test("The issue's example: open on an ordinary Saturday, closing at 18:00, with the PH caveat")
     func acceptanceExample() throws {
         let at = try LocalClock(timeZone: helsinki).parse("2026-11-21T17:30")
