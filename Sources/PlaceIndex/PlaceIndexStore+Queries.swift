@@ -133,15 +133,20 @@ struct PlacesAround {
     /// Which rows count, on `place p` (`AND`-ed to the box).
     let condition: String
     let arguments: StatementArguments
+    /// When given, only the rows of R*Tree entries whose id it holds are read (the others are skipped before
+    /// their rows are): a set collected once for every box, where an `IN (SELECT …)` in `condition` is
+    /// collected again for each.
+    let ids: Set<Int64>?
 
     init(db: Database, center: Coordinate, columns: String, columnArguments: StatementArguments = [], condition: String,
-         arguments: StatementArguments) {
+         arguments: StatementArguments, ids: Set<Int64>? = nil) {
         self.db = db
         self.center = center
         self.columns = columns
         self.columnArguments = columnArguments
         self.condition = condition
         self.arguments = arguments
+        self.ids = ids
     }
 
     /// Reads the boxes of `radii` metres (growing) in turn, handing each row to `visit`, until `enough` (asked
@@ -151,23 +156,47 @@ struct PlacesAround {
         var seen = Set<Int64>()
         for radius in radii {
             let box = GeoMath.boundingBox(around: center, radius: radius)
-            // CROSS JOIN keeps the R*Tree as the outer loop; otherwise SQLite may scan every place.
-            var sql = """
-                SELECT p.rowid, \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
-                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?
-                """
+            var inBox = "r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?"
             var boxArguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
             if let inner {
-                sql += " AND NOT (r.min_lat >= ? AND r.max_lat <= ? AND r.min_lon >= ? AND r.max_lon <= ?)"
+                inBox += " AND NOT (r.min_lat >= ? AND r.max_lat <= ? AND r.min_lon >= ? AND r.max_lon <= ?)"
                 boxArguments += [inner.minLatitude, inner.maxLatitude, inner.minLongitude, inner.maxLongitude]
             }
-            sql += " AND (\(condition))"
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: columnArguments + boxArguments + arguments)
-            while let row = try rows.next() {
-                if seen.insert(row[0]).inserted { try visit(row) }
+            if let ids {
+                var wanted: [Int64] = []
+                let entries = try Int64.fetchCursor(db.cachedStatement(sql: "SELECT r.id FROM place_rtree r WHERE \(inBox)"),
+                                                    arguments: boxArguments)
+                while let id = try entries.next() {
+                    if ids.contains(id), seen.insert(id).inserted { wanted.append(id) }
+                }
+                try readRows(wanted, visit)
+            } else {
+                // CROSS JOIN keeps the R*Tree as the outer loop; otherwise SQLite may scan every place.
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                    SELECT p.rowid, \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inBox) AND (\(condition))
+                    """), arguments: columnArguments + boxArguments + arguments)
+                while let row = try rows.next() {
+                    if seen.insert(row[0]).inserted { try visit(row) }
+                }
             }
             if enough(radius) { return }
             inner = box
+        }
+    }
+
+    /// Reads the rows of `rowids` that meet `condition`, 256 at a time (one statement, the last batch padded with
+    /// its last id).
+    private func readRows(_ rowids: [Int64], _ visit: (Row) throws -> Void) throws {
+        let batch = 256
+        let statement = try db.cachedStatement(sql: """
+            SELECT p.rowid, \(columns) FROM place p
+            WHERE p.rowid IN (\(Array(repeating: "?", count: batch).joined(separator: ","))) AND (\(condition))
+            """)
+        for start in stride(from: 0, to: rowids.count, by: batch) {
+            let ids = rowids[start..<min(start + batch, rowids.count)]
+            let padded = Array(ids) + Array(repeating: ids.last!, count: batch - ids.count)
+            let rows = try Row.fetchCursor(statement, arguments: columnArguments + StatementArguments(padded) + arguments)
+            while let row = try rows.next() { try visit(row) }
         }
     }
 

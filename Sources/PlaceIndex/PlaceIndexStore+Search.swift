@@ -78,7 +78,7 @@ struct LocalSearch {
             if hits.count >= limit { return try result(Array(hits.prefix(limit)), words: words, correction: nil) }
         }
         var text: [Hit]
-        if segments.count >= 2, let inCity = try rankedInCity(segments) {
+        if segments.count >= 2, let inCity = try rankedAddressInCity(segments) {
             text = inCity
         } else {
             text = try ranked(every: words)
@@ -91,7 +91,7 @@ struct LocalSearch {
                 text += try ranked(every: segments[0]).filter { seen.insert($0.rowid).inserted }
             }
         }
-        if text.isEmpty { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
+        if text.isEmpty, try everyWordBeginsAnIndexedWord(words) { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
         var correctedWords = words
@@ -127,11 +127,9 @@ struct LocalSearch {
     /// and a city's name is in the address of every place in it ("helsinki": 272,212 rows at the scale
     /// benchmark's size, ~6 ms, against ~0.3 ms for "mikonkatu" and "25"); holding it is what matters, not how
     /// rare it is.
-    private func rankedInCity(_ segments: [[String]]) throws -> [Hit]? {
+    private func rankedAddressInCity(_ segments: [[String]]) throws -> [Hit]? {
         let city = segments[segments.count - 1].joined(separator: " ")
-        guard try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT EXISTS (SELECT 1 FROM place INDEXED BY place_by_search_name WHERE search_name = ? AND kind = 'city')
-            """), arguments: [city]) == true else { return nil }
+        guard try isCityName(city) else { return nil }
         let street = Array(segments.dropLast().joined())
         let streetHits = try ranked(every: street)
         let inCity = try rowids(holding: city, among: streetHits.map(\.rowid))
@@ -290,6 +288,21 @@ struct LocalSearch {
         return try fullTextMatches(FullTextQuery.names(anyColumn, brand: false), upTo: count) < count
     }
 
+    /// Whether each of `words` is an indexed word or the beginning of one, so that the words as beginnings
+    /// (``FullTextQuery/all(_:prefixLast:prefixAll:)`` with `prefixAll`) may find something. That query merges
+    /// the entries of every indexed word beginning with each typed word before it intersects them, whether or
+    /// not another word finds nothing: a typo among common words ("autoklnikka helsinki fastfix": "helsinki*"
+    /// merges 272,212 entries at the scale benchmark's size) cost ~15 ms to find nothing. A word that is
+    /// indexed whole is known from its first entry; only the others are looked up as beginnings, which costs
+    /// at most what the query would spend on them.
+    private func everyWordBeginsAnIndexedWord(_ words: [String]) throws -> Bool {
+        for word in words where try fullTextMatches(FullTextQuery.quoted(word), upTo: 1) == 0 {
+            // A one-letter word is never a beginning in that query (FullTextQuery.all).
+            guard word.unicodeScalars.count >= 2, try fullTextMatches(FullTextQuery.quoted(word) + "*", upTo: 1) > 0 else { return false }
+        }
+        return true
+    }
+
     /// How many places `match` finds, counted up to `limit` only, in the full-text index alone (no row is read):
     /// what decides between reading a word's places and reading another way.
     private func fullTextMatches(_ match: String, upTo limit: Int) throws -> Int {
@@ -302,18 +315,32 @@ struct LocalSearch {
     /// The places holding every one of `matchWords`, best first, as ``ranked(_:within:around:nameWordStartingWith:)``
     /// ranks them, with every place whose main name is the words among them (bm25 may leave it out of its
     /// best 200: a city's many other names and a short address holding the word make it rank below
-    /// hundreds of addresses). When one word is typed and it is in ``commonMatches`` places or more, only a
-    /// bounded set of them is ranked (``rankedCommon(_:words:)``).
+    /// hundreds of addresses). When the words are together in ``commonMatches`` places or more, only a bounded
+    /// set of them is ranked (``rankedCommon(_:words:)``); the name of a city in that many places typed with
+    /// rarer words only filters their places (``rankedInCity(_:others:)``).
     func ranked(every matchWords: [String]) throws -> [Hit] {
         let match = FullTextQuery.all(matchWords)
-        // One word's places are counted from its entries alone, a small part of ranking them. Several words'
-        // are counted only by intersecting their entries, which costs what ranking does when the
-        // intersection is small ("mikonkatu 25 helsinki": three common words, 167 places), so they are not.
-        if matchWords.count == 1, radius == nil, filter == nil,
-           try fullTextMatches(match, upTo: Self.commonMatches) >= Self.commonMatches {
-            return try rankedCommon(match, words: matchWords)
+        if radius == nil, filter == nil {
+            if matchWords.count >= 2, let city = try matchWords.first(where: isCityName), try isCommon(city),
+               let hits = try rankedInCity(city, others: matchWords.filter { $0 != city }) {
+                return try withMainNames(hits, words: matchWords)
+            }
+            // The words' places are counted from their entries alone, up to commonMatches only: a small part of
+            // ranking them ("52 aleksanterinkatu": 8,684 places at the scale benchmark's size, ~11 ms to rank).
+            // Together they are in that many only if each is: the longest words, most often the rarest, are
+            // counted first, and the first in fewer ends the count; several words are then counted together
+            // by intersecting their entries.
+            if try matchWords.sorted(by: { $0.count > $1.count }).allSatisfy(isCommon),
+               try matchWords.count == 1 || fullTextMatches(match, upTo: Self.commonMatches) >= Self.commonMatches {
+                return try rankedCommon(match, words: matchWords)
+            }
         }
-        var hits = try ranked(match).map { (hit: $0, distance: 0.0) }
+        return try withMainNames(try ranked(match), words: matchWords)
+    }
+
+    /// `ranked` (ranked(_:) order) with every place whose main name is `matchWords` merged in by score.
+    private func withMainNames(_ ranked: [Hit], words matchWords: [String]) throws -> [Hit] {
+        var hits = ranked.map { (hit: $0, distance: 0.0) }
         var seen = Set(hits.map(\.hit.rowid))
         let named = try mainNames(matchWords.joined(separator: " "), continued: false).filter { seen.insert($0.hit.rowid).inserted }
         guard !named.isEmpty else { return hits.map(\.hit) }
@@ -324,12 +351,40 @@ struct LocalSearch {
         return hits.map(\.hit)
     }
 
-    /// A word in this many places or more is ranked through ``rankedCommon(_:words:)``: bm25 costs ~1.3 µs
-    /// a place, so ranking this many costs about half of a 5 ms search.
+    /// The places holding `others` whose names or address hold `city` (the name of a city in ``commonMatches``
+    /// places or more), ranked by bm25 over `others` alone, or `nil` when `others` are in candidatesRead places or
+    /// more (their best-ranked could leave out those in the city; every word is then ranked together).
+    ///
+    /// bm25 first counts every place holding each word to weigh it, and a city's name is in the address of every
+    /// place in it ("helsinki": 272,212 places at the scale benchmark's size, ~6 ms of "helsinki chamber of
+    /// commerce", against ~0.5 ms to rank the other words); holding it is what matters, not how rare it is.
+    private func rankedInCity(_ city: String, others: [String]) throws -> [Hit]? {
+        let match = FullTextQuery.all(others)
+        guard try fullTextMatches(match, upTo: candidatesRead) < candidatesRead else { return nil }
+        let hits = try ranked(match)
+        let inCity = try rowids(holding: city, among: hits.map(\.rowid))
+        return hits.filter { inCity.contains($0.rowid) }
+    }
+
+    /// Whether `word` is in ``commonMatches`` places or more.
+    private func isCommon(_ word: String) throws -> Bool {
+        try fullTextMatches(FullTextQuery.quoted(word), upTo: Self.commonMatches) >= Self.commonMatches
+    }
+
+    /// Whether `name` (folded words joined by spaces) is the main name of a city in the index.
+    private func isCityName(_ name: String) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM place INDEXED BY place_by_search_name WHERE search_name = ? AND kind = 'city')
+            """), arguments: [name]) == true
+    }
+
+    /// Words together in this many places or more are ranked through ``rankedCommon(_:words:)``: bm25 costs
+    /// ~1.3 µs a place, so ranking this many costs about half of a 5 ms search.
     static let commonMatches = 2_000
 
-    /// Ranks a word that is in ``commonMatches`` places or more (at a country's scale, "helsinki" is in
-    /// 272,212: every address in the city) without ranking them all, which cost ~400 ms.
+    /// Ranks words that are together in ``commonMatches`` places or more (at a country's scale, "helsinki" is
+    /// in 272,212: every address in the city; "52 aleksanterinkatu" in 8,684 at the scale benchmark's size)
+    /// without ranking them all, which cost ~400 ms for "helsinki".
     ///
     /// bm25 cannot tell such places apart by the words: every one holds all of them, and FTS5 clamps the
     /// weight of a word in more than half the rows to almost nothing, so its best 200 were copies of
@@ -340,22 +395,22 @@ struct LocalSearch {
     /// holds the words elsewhere in a name, in another name or in its address may be missed, which is the
     /// price of a bounded search for words that say this little. Those are not ranked by bm25 either: it
     /// first counts every row holding each word (~6 ms for "helsinki") to weigh the words, and the weight
-    /// of words this common says nothing. A main name holding the words in a row counts as a full match,
-    /// any other place holding them as half of one.
+    /// of words this common says nothing. A main name holding every word counts as a full match ("52
+    /// aleksanterinkatu": the address point "Aleksanterinkatu 52"), any other place holding them as half of one.
     private func rankedCommon(_ match: String, words matchWords: [String]) throws -> [Hit] {
         let typed = matchWords.joined(separator: " ")
         let best = candidatesRead
         var hits = try mainNames(typed, continued: true)
         var seen = Set(hits.map(\.hit.rowid))
         let sample = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT p.rowid, p.lat, p.lon, p.importance, p.search_name = ?1 OR instr(p.search_alt, ?2) > 0,
-                   instr(' ' || p.search_name || ' ', ?3) > 0
-            FROM (SELECT rowid FROM place_fts WHERE place_fts MATCH ?4 LIMIT \(best)) f
+            SELECT p.rowid, p.lat, p.lon, p.importance, p.search_name = ?1 OR instr(p.search_alt, ?2) > 0, p.search_name
+            FROM (SELECT rowid FROM place_fts WHERE place_fts MATCH ?3 LIMIT \(best)) f
             CROSS JOIN place p ON p.rowid = f.rowid
-            """), arguments: [typed, "| \(typed) |", " \(typed) ", match])
+            """), arguments: [typed, "| \(typed) |", match])
         for row in sample where seen.insert(row[0]).inserted {
             let wholeName: Bool = row[4]
-            let inMainName: Bool = row[5]
+            let nameWords = (row[5] as String).split(separator: " ")
+            let inMainName = matchWords.allSatisfy { word in nameWords.contains { $0 == word } }
             let distance = near.map { GeoMath.distance($0, Coordinate(latitude: row[1], longitude: row[2])) } ?? 0
             hits.append((Hit(rowid: row[0], score: score(relevance: wholeName || inMainName ? 1 : 0.5, wholeName: wholeName,
                                                           importance: row[3], distance: distance)), distance))
@@ -482,6 +537,8 @@ struct LocalSearch {
             guard let near else { return try mostImportantMembers(matching: keywords) }
             return try nearestMembers(category, matching: keywords, around: near, within: radius)
         }
+        // The other words as beginnings: a word no indexed word begins with leaves nothing to find.
+        guard try everyWordBeginsAnIndexedWord(phrase.rest) else { return [] }
         let withRest = keywords + " AND " + FullTextQuery.all(phrase.rest, prefixAll: true)
         var found = try near.map { try members(matching: withRest, around: $0, within: radius) }
             ?? mostImportantMembers(matching: withRest)
@@ -514,7 +571,7 @@ struct LocalSearch {
     /// costs a row read (~1 µs), and the read around the point costs as much as reading the ring's entries.
     static let fewMembers = 2_000
 
-    /// Up to this many members' row ids are collected (once per box read, ~0.2 µs each) to test the R*Tree's
+    /// Up to this many members' row ids are collected (once per search, ~0.2 µs each) to test the R*Tree's
     /// entries around the point without reading their rows; in a city centre a sparse category ("hotel",
     /// 4,342 members at the scale benchmark's size) has its ten nearest 1 km out, among ~2,000 other POIs.
     static let memberSetLimit = 10_000
@@ -529,14 +586,17 @@ struct LocalSearch {
     private func membersAround(_ category: CategoryKeywords, matching match: String?, around center: Coordinate,
                                within: Double?) throws -> [Hit] {
         var found: [Member] = []
-        var condition = match == nil ? "p.keywords != ''" : "+r.id IN (SELECT rowid FROM place_fts WHERE place_fts MATCH ?)"
-        var arguments: StatementArguments = match.map { [$0] } ?? []
+        var condition = match == nil ? "p.keywords != ''" : "1"
+        var arguments: StatementArguments = []
         if let filter {
             condition += " AND " + filter.sql
             arguments += filter.arguments
         }
+        // The members' row ids are collected once, for every box.
+        let members = try match.map { try Set(Int64.fetchAll(db.cachedStatement(sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH ?"),
+                                                              arguments: [$0])) }
         try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance, p.keywords", condition: condition,
-                         arguments: arguments)
+                         arguments: arguments, ids: members)
             .read(radii: within.map { [$0] } ?? PlacesAround.doubling(from: 250, upTo: nil)) { row in
                 guard match != nil || category.contains(row[4]) else { return }
                 let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))

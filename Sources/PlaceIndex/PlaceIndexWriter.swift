@@ -74,6 +74,15 @@ public final class PlaceIndexWriter {
         phases.mark("source")
     }
 
+    /// Replaces the phone number of a place this import wrote, once what it needed is known (the region of a
+    /// number without a country prefix, from the whole file). Call it after
+    /// ``finishSource(_:kind:places:cities:addressPoints:fingerprint:)``, when every row of the import is in
+    /// place; the phone is in no index, so nothing else changes.
+    public func replacePhone(ofPlace placeID: String, with phone: String) throws {
+        try Self.execute(try statement(.phoneUpdate, sql: "UPDATE place SET phone = ? WHERE id = ?"),
+                         [phone.databaseValue, placeID.databaseValue], in: db)
+    }
+
     /// Adds or replaces one place. It becomes findable when ``finishSource(_:kind:places:cities:addressPoints:fingerprint:)`` runs.
     /// - Parameters:
     ///   - keywords: category words (tag values, the normalised category, cuisine) and other searchable words.
@@ -188,7 +197,7 @@ public final class PlaceIndexWriter {
 
     /// The statements an import runs once per row, each prepared on first use (GRDB's statement cache
     /// hashed the whole SQL text on every call).
-    private enum RowStatement { case placeInsert, samePlaceUpdate, cityInsert }
+    private enum RowStatement { case placeInsert, samePlaceUpdate, cityInsert, phoneUpdate }
     private var rowStatements: [RowStatement: Statement] = [:]
 
     private func statement(_ name: RowStatement, sql: @autoclosure () -> String) throws -> Statement {

@@ -25,6 +25,21 @@ import Testing
         #expect(try !index.isEmpty)
     }
 
+    /// A phone number without a country prefix takes its region from the object's addr:country, else the
+    /// GeoNames city around it, else the country the file's addresses name most, which is known only once the
+    /// whole file is read. Kappeli (node 1376320188) has `phone=0107663880` and no addr:country (osmium); by
+    /// Finland's numbering plan that is +358 10 7663880. Without GeoNames only the file's country can say so.
+    @Test(arguments: [false, true])
+    func phonesWithoutACountryPrefixTakeTheFilesCountry(withCities: Bool) throws {
+        let index = try PlaceIndexStore.inMemory()
+        let importer = LocalImporter(index: index)
+        if withCities { _ = try importer.importFile(TestData.geoNamesText) }
+        _ = try importer.importFile(TestData.helsinkiPBF)
+        let kappeli = try #require(try index.place(id: PlaceID(provider: "osm", nativeID: "node/1376320188")))
+        #expect(kappeli.name == "Kappeli")
+        #expect(kappeli.phone == "+358107663880")
+    }
+
     @Test func reimportingTheSameFileReplacesInsteadOfDuplicating() throws {
         let index = try PlaceIndexStore.inMemory()
         let importer = LocalImporter(index: index)

@@ -147,6 +147,37 @@ import Testing
         #expect(found.count == 5, "addresses fill the page")
     }
 
+    /// Words together in thousands of places ("52 hämeenkatu": every shop of a mall) are not ranked place by place:
+    /// a main name holding every word comes first. A city's name typed with a rare word filters the rare word's
+    /// places: those whose address names the city.
+    @Test func wordsTogetherInThousandsOfPlacesAndACityWithARareWord() throws {
+        let index = try PlaceIndexStore.inMemory()
+        let tampere = Coordinate(latitude: 61.4978, longitude: 23.7610)
+        func place(_ id: Int, _ name: String, street: String, number: String, city: String) -> Place {
+            Place(id: PlaceID(provider: "osm", nativeID: "node/\(id)"), name: name, coordinate: tampere,
+                  address: PostalAddress(houseNumber: number, street: street, city: city))
+        }
+        try index.write { writer in
+            // Written first, so it is among the first rows the full-text index holds for the words.
+            try writer.insert(place(1, "Hämeenkatu 52", street: "Hämeenkatu", number: "52", city: "Tampere"), kind: .address, source: "pois")
+            for i in 0..<2_100 {
+                try writer.insert(place(1_000 + i, "Shop \(i)", street: "Hämeenkatu", number: "52", city: "Tampere"), kind: .poi, source: "pois",
+                                  importance: 0.1)
+            }
+            try writer.insert(place(2, "Kauppakamari", street: "Kauppakatu", number: "1", city: "Tampere"), kind: .poi, source: "pois")
+            try writer.insert(place(3, "Kauppakamari", street: "Linnankatu", number: "1", city: "Turku"), kind: .poi, source: "pois")
+            try writer.finishSource("pois", kind: "osm.pbf", places: 2_102, cities: 0, addressPoints: 1)
+            let city = Place(id: PlaceID(provider: "geonames", nativeID: "634963"), name: "Tampere", coordinate: tampere, category: "city")
+            try writer.insert(city, kind: .city, source: "cities", importance: 0.77)
+            try writer.finishSource("cities", kind: "geonames", places: 1, cities: 1)
+        }
+        let mall = try index.search(text: "52 Hämeenkatu", limit: 3)
+        #expect(mall.first?.id.description == "osm:node/1", "the main name holds both words, in another order")
+        #expect(mall.count == 3 && mall.allSatisfy { $0.address?.street == "Hämeenkatu" && $0.address?.houseNumber == "52" })
+        #expect(try index.search(text: "kauppakamari tampere").map(\.id.description) == ["osm:node/2"])
+        #expect(try index.search(text: "tampere kauppakamari").map(\.id.description) == ["osm:node/2"])
+    }
+
     @Test func anotherNameMatchesAndSaysWhichOne() throws {
         let found = try #require(try Self.index().search(text: "tukholma").first)
         #expect(found.name == "Stockholm")
@@ -188,6 +219,13 @@ import Testing
         let found = try index.search(text: "Mikonkatu 18, Helsinki", limit: 3).map(\.id.description)
         #expect(found.first == "osm:node/1000")
         #expect(found.count == min(3, elsewhere + 1), "places on the street elsewhere follow")
+    }
+
+    /// Words typed as beginnings find what they begin, with a category or without; a word that begins no indexed
+    /// word is left to typo correction (the beginnings are not merged for nothing).
+    @Test(arguments: [("maya gri", "osm:node/15"), ("pharmacy kaivo", "osm:node/12"), ("maya grll", "osm:node/15")])
+    func wordsAsBeginningsFindWhatTheyBegin(query: String, expected: String) throws {
+        #expect(try Self.index().search(text: query, near: Self.helsinki).first?.id.description == expected)
     }
 
     @Test func aHouseNumberWithALetterMatchesWithOrWithoutTheSpace() throws {

@@ -156,32 +156,11 @@ public struct LocalImporter: Sendable {
             try writer.removeSource(fileName)
             writer.markPhase("remove")
             var extractor = OSMPlaceExtractor(fileSize: reader.fileSize)
-            var candidates: [OSMPlaceExtractor.Candidate] = []
-            try reader.forEachElement(progress: { read, total in
-                progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
-            }) { element in
-                switch element {
-                case .node: summary.nodesRead += 1
-                case .way: summary.waysRead += 1
-                case .relation: summary.relationsRead += 1
-                }
-                if let candidate = extractor.consume(element) { candidates.append(candidate) }
-            }
-            // Phone numbers without a country prefix need a region: the object's own addr:country, else
-            // the country of the GeoNames city it lies in, else the country the file's addresses name most.
-            let fileCountry = extractor.countryVotes.max { $0.value < $1.value }?.key
-            for i in candidates.indices {
-                if let raw = candidates[i].rawPhone {
-                    var region = candidates[i].place.address?.countryCode
-                    if region == nil { region = try writer.city(near: candidates[i].place.coordinate)?.countryCode }
-                    candidates[i].place.phone = PhoneNumber.e164(raw, defaultRegion: region ?? fileCountry) ?? raw
-                }
-                switch candidates[i].kind {
-                case .poi: summary.placesIndexed += 1
-                case .address: summary.addressPointsIndexed += 1
-                }
-            }
-            // Rows and words are prepared on every core, a batch ahead of the inserts.
+            // Each place is inserted as soon as it is read (its row and words prepared on every core, a batch
+            // ahead of the inserts), so memory does not grow with the extract. A phone number without a country
+            // prefix needs a region: the object's own addr:country, else the country of the GeoNames city it
+            // lies in, else the country the file's addresses name most, known only at the end: those few
+            // numbers are written as found and replaced once the import has its rows.
             var inserts = PipelinedInsert<OSMPlaceExtractor.Candidate, PreparedPlace> { candidate in
                 switch candidate.kind {
                 case .poi:
@@ -191,10 +170,41 @@ public struct LocalImporter: Sendable {
                     PreparedPlace(candidate.place, kind: .address, source: fileName)
                 }
             }
-            for candidate in candidates { try inserts.add(candidate) { try writer.insert($0) } }
+            var phonesAwaitingFileCountry: [(placeID: String, raw: String)] = []
+            // What each object's tags make of it is worked out on the decoding threads; this one places it.
+            try reader.forEachElement(progress: { read, total in
+                progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
+            }, preparing: OSMPlaceExtractor.tagged) { element, tagged in
+                switch element {
+                case .node: summary.nodesRead += 1
+                case .way: summary.waysRead += 1
+                case .relation: summary.relationsRead += 1
+                }
+                guard var candidate = extractor.consume(element, tagged: tagged) else { return }
+                if let raw = candidate.rawPhone {
+                    var region = candidate.place.address?.countryCode
+                    if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
+                    if let region {
+                        candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region) ?? raw
+                    } else {
+                        phonesAwaitingFileCountry.append((candidate.place.id.description, raw))
+                    }
+                }
+                switch candidate.kind {
+                case .poi: summary.placesIndexed += 1
+                case .address: summary.addressPointsIndexed += 1
+                }
+                try inserts.add(candidate) { try writer.insert($0) }
+            }
             try inserts.finish { try writer.insert($0) }
             try writer.finishSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0,
                                     addressPoints: summary.addressPointsIndexed, fingerprint: try Self.fingerprint(of: url))
+            let fileCountry = extractor.countryVotes.max { $0.value < $1.value }?.key
+            for (placeID, raw) in phonesAwaitingFileCountry {
+                if let phone = PhoneNumber.e164(raw, defaultRegion: fileCountry), phone != raw {
+                    try writer.replacePhone(ofPlace: placeID, with: phone)
+                }
+            }
         }
         return summary
     }

@@ -3,8 +3,9 @@ import PlacesCore
 
 /// Turns OSM objects into places: POIs (named, with a POI tag) and address points.
 ///
-/// Reading is one pass in file order. Node positions are kept in a ``NodeLocationStore`` so ways
-/// (centroid of their nodes) and then relations (centroid of their resolvable members) can be placed.
+/// Reading is one pass in file order. Node positions and the centroids of ways and relations are kept in
+/// ``LocationStore``s (on disk for a large file) so ways (centroid of their nodes) and then relations (centroid
+/// of their resolvable members) can be placed: what the extractor holds does not grow with the extract.
 struct OSMPlaceExtractor {
     static let poiKeys = ["amenity", "shop", "tourism", "leisure", "office", "craft", "historic", "railway"]
     /// Keys whose every value is a place to go, except these, where only the listed values are: a named
@@ -13,7 +14,7 @@ struct OSMPlaceExtractor {
     static let attribution = "© OpenStreetMap contributors (ODbL)"
 
     /// An extracted object before it is written; the phone is normalised once the region is known.
-    struct Candidate {
+    struct Candidate: Sendable {
         var place: Place
         var kind: IndexedKind
         var keywords: [String]
@@ -37,44 +38,70 @@ struct OSMPlaceExtractor {
 
     enum IndexedKind { case poi, address }
 
-    private var nodes: NodeLocationStore
-    private var wayCentroids: [Int64: Coordinate] = [:]
-    private var relationCentroids: [Int64: Coordinate] = [:]
+    private var nodes: LocationStore
+    private var wayCentroids: LocationStore
+    private var relationCentroids: LocationStore
     /// How often each `addr:country` appears: the file's own guess at its region for phone numbers.
     private(set) var countryVotes: [String: Int] = [:]
 
-    /// - Parameter fileSize: the extract's size, which decides where node positions are kept (``NodeLocationStore``).
+    /// - Parameter fileSize: the extract's size, which decides where positions are kept (``LocationStore``).
     init(fileSize: Int = 0) {
-        nodes = NodeLocationStore(fileSize: fileSize)
+        nodes = LocationStore(fileSize: fileSize)
+        wayCentroids = LocationStore(fileSize: fileSize)
+        relationCentroids = LocationStore(fileSize: fileSize)
     }
 
-    mutating func consume(_ element: OSMElement) -> Candidate? {
+    /// What an object's tags make of it: a candidate still to be placed, and the country its address names.
+    /// Worked out from the tags alone, so an import does it on the threads that decode the file.
+    struct Tagged: Sendable {
+        /// Placed at the origin until ``OSMPlaceExtractor/consume(_:tagged:)`` knows where the object is.
+        var candidate: Candidate?
+        /// The object's `addr:country`, a vote for the file's country.
+        var country: String?
+    }
+
+    /// ``Tagged`` for `element`; `nil` when its tags make nothing of it (most objects: untagged nodes,
+    /// buildings, roads and barriers without an address).
+    static func tagged(_ element: OSMElement) -> Tagged? {
+        switch element {
+        case .node(let node): node.tags.isEmpty ? nil : tagged(type: .node, id: node.id, tags: node.tags)
+        case .way(let way): tagged(type: .way, id: way.id, tags: way.tags)
+        case .relation(let relation): tagged(type: .relation, id: relation.id, tags: relation.tags)
+        }
+    }
+
+    /// Records where `element` is (nodes for the ways after them, ways and relations for the relations) and
+    /// returns its candidate placed there, if its tags made one (`tagged`, from ``tagged(_:)``).
+    mutating func consume(_ element: OSMElement, tagged: Tagged?) -> Candidate? {
+        let position: Coordinate
         switch element {
         case .node(let node):
             nodes.append(id: node.id, latitude: node.latitude, longitude: node.longitude)
-            guard !node.tags.isEmpty else { return nil }
-            return candidate(type: .node, id: node.id, tags: node.tags,
-                             at: Coordinate(latitude: node.latitude, longitude: node.longitude))
+            position = Coordinate(latitude: node.latitude, longitude: node.longitude)
         case .way(let way):
             guard let centroid = wayCentroid(way) else { return nil }
-            wayCentroids[way.id] = centroid
-            return candidate(type: .way, id: way.id, tags: way.tags, at: centroid)
+            wayCentroids.append(id: way.id, latitude: centroid.latitude, longitude: centroid.longitude)
+            position = centroid
         case .relation(let relation):
             var sumLat = 0.0, sumLon = 0.0, count = 0.0
             for member in relation.members {
                 let location: Coordinate?
                 switch member.type {
                 case .node: location = nodes.location(of: member.ref)
-                case .way: location = wayCentroids[member.ref]
-                case .relation: location = relationCentroids[member.ref]
+                case .way: location = wayCentroids.location(of: member.ref)
+                case .relation: location = relationCentroids.location(of: member.ref)
                 }
                 if let location { sumLat += location.latitude; sumLon += location.longitude; count += 1 }
             }
             guard count > 0 else { return nil }
-            let centroid = Coordinate(latitude: sumLat / count, longitude: sumLon / count)
-            relationCentroids[relation.id] = centroid
-            return candidate(type: .relation, id: relation.id, tags: relation.tags, at: centroid)
+            position = Coordinate(latitude: sumLat / count, longitude: sumLon / count)
+            relationCentroids.append(id: relation.id, latitude: position.latitude, longitude: position.longitude)
         }
+        guard let tagged else { return nil }
+        if let country = tagged.country { countryVotes[country, default: 0] += 1 }
+        guard var candidate = tagged.candidate else { return nil }
+        candidate.place.coordinate = position
+        return candidate
     }
 
     /// The mean of the way's resolvable nodes (a closed ring's repeated first node counted once).
@@ -92,18 +119,18 @@ struct OSMPlaceExtractor {
         return count > 0 ? Coordinate(latitude: sumLat / count, longitude: sumLon / count) : nil
     }
 
-    private mutating func candidate(type: OSMElementType, id: Int64, tags: [String: String], at coordinate: Coordinate) -> Candidate? {
+    private static func tagged(type: OSMElementType, id: Int64, tags: [String: String]) -> Tagged? {
         let poiTags = Self.poiKeys.compactMap { key in
             tags[key].flatMap { value in Self.poiValues[key].map { $0.contains(value) } ?? true ? (key, value) : nil }
         }
         // Most tagged objects (buildings, roads, barriers) are neither a named POI nor an address point:
         // they only vote for the file's country, without building an address.
         guard (!poiTags.isEmpty && tags["name"] != nil) || tags["addr:housenumber"] != nil else {
-            if let country = tags["addr:country"]?.trimmedOfSpaces, !country.isEmpty { countryVotes[country.uppercased(), default: 0] += 1 }
-            return nil
+            guard let country = tags["addr:country"]?.trimmedOfSpaces, !country.isEmpty else { return nil }
+            return Tagged(candidate: nil, country: country.uppercased())
         }
         let address = Self.address(tags)
-        if let country = address?.countryCode { countryVotes[country, default: 0] += 1 }
+        let unplaced = Coordinate(latitude: 0, longitude: 0)
         let placeID = PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)")
         if let name = tags["name"]?.trimmedOfSpaces, !name.isEmpty, !poiTags.isEmpty {
             let categories = poiTags.map { "\($0.0)=\($0.1)" }
@@ -114,20 +141,22 @@ struct OSMPlaceExtractor {
             let rawPhone = (tags["phone"] ?? tags["contact:phone"] ?? tags["contact:mobile"])
                 .flatMap { $0.split(separator: ";").first.map { $0.trimmedOfSpaces } }
             let place = Place(
-                id: placeID, name: name, coordinate: coordinate, address: address, formattedAddress: address?.formatted,
+                id: placeID, name: name, coordinate: unplaced, address: address, formattedAddress: address?.formatted,
                 phone: rawPhone, website: tags["website"] ?? tags["contact:website"] ?? tags["url"],
                 categories: categories, category: category, brand: tags["brand"],
                 openingHoursText: tags["opening_hours"], attribution: Self.attribution)
-            return Candidate(place: place, kind: .poi, keywords: keywords, rawPhone: rawPhone,
-                             alternateNames: Self.alternateNames(tags, name: name), importance: Self.importance(tags, poiTags: poiTags))
+            return Tagged(candidate: Candidate(place: place, kind: .poi, keywords: keywords, rawPhone: rawPhone,
+                                               alternateNames: Self.alternateNames(tags, name: name),
+                                               importance: Self.importance(tags, poiTags: poiTags)),
+                          country: address?.countryCode)
         }
         if let address, address.houseNumber != nil, address.street != nil {
             let label = [address.street, address.houseNumber].compactMap { $0 }.joined(separator: " ")
-            let place = Place(id: placeID, name: label, coordinate: coordinate, address: address,
+            let place = Place(id: placeID, name: label, coordinate: unplaced, address: address,
                               formattedAddress: address.formatted, attribution: Self.attribution)
-            return Candidate(place: place, kind: .address, keywords: [], rawPhone: nil)
+            return Tagged(candidate: Candidate(place: place, kind: .address, keywords: [], rawPhone: nil), country: address.countryCode)
         }
-        return nil
+        return Tagged(candidate: nil, country: address?.countryCode)
     }
 
     /// Every other name of an object, each once (compared folded), without its main name. Tags holding

@@ -1,7 +1,8 @@
 import Foundation
 import PlacesCore
 
-/// Node positions while an extract is read, so ways (centroid of their nodes) and relations can be placed.
+/// Positions of OSM objects by id while an extract is read: every node's, so ways (centroid of their nodes)
+/// can be placed, and the centroids of ways and relations, so relations (centroid of their members) can.
 ///
 /// Positions are kept at 1e-7 degrees (OSM's own precision) as 16-byte records (id, latitude, longitude)
 /// sorted by id, and found by binary search. Small extracts keep them in memory. Large ones (chosen by the
@@ -9,8 +10,8 @@ import PlacesCore
 /// in 16 MB runs and read them back through a memory map whose pages are handed back to the kernel now and
 /// then: a country of 300 million nodes needs 4.8 GB of them, which then live in the page cache, not in the
 /// process, and peak memory stays flat whatever the extract.
-struct NodeLocationStore {
-    /// Files above this size keep node positions on disk (from about 6 million nodes, 100 MB in memory: a
+struct LocationStore {
+    /// Files above this size keep positions on disk (from about 6 million nodes, 100 MB in memory: a
     /// small country; the generated 5-million-object benchmark extract is just over it).
     static let onDiskAboveFileSize = 64 << 20
 
@@ -68,7 +69,7 @@ struct NodeLocationStore {
     }
 }
 
-/// The on-disk half of a ``NodeLocationStore``: an unlinked temporary file of sorted records.
+/// The on-disk half of a ``LocationStore``: an unlinked temporary file of sorted records.
 private final class SpillFile {
     static let runLength = 1 << 20
     /// Lookups between two hand-backs of the mapping's pages.
@@ -79,7 +80,7 @@ private final class SpillFile {
     private var mapping: UnsafeMutableRawPointer?
     private var mappedCount = 0
     private var lookups = 0
-    private(set) var last: NodeLocationStore.Record?
+    private(set) var last: LocationStore.Record?
 
     /// `nil` when no temporary file can be made: the store then stays in memory.
     init?() {
@@ -95,16 +96,16 @@ private final class SpillFile {
     }
 
     /// Appends a run of records; false (and nothing written) when the disk refuses them, so they stay in memory.
-    func write(_ records: [NodeLocationStore.Record]) -> Bool {
-        let byteCount = records.count * MemoryLayout<NodeLocationStore.Record>.stride
-        let written = records.withUnsafeBytes { bytes in pwrite(descriptor, bytes.baseAddress, byteCount, off_t(count * MemoryLayout<NodeLocationStore.Record>.stride)) }
+    func write(_ records: [LocationStore.Record]) -> Bool {
+        let byteCount = records.count * MemoryLayout<LocationStore.Record>.stride
+        let written = records.withUnsafeBytes { bytes in pwrite(descriptor, bytes.baseAddress, byteCount, off_t(count * MemoryLayout<LocationStore.Record>.stride)) }
         guard written == byteCount else { return false }
         count += records.count
         last = records.last
         return true
     }
 
-    func find(_ id: Int64) -> NodeLocationStore.Record? {
+    func find(_ id: Int64) -> LocationStore.Record? {
         guard count > 0, let last, id <= last.id else { return nil }
         if mappedCount != count { remap() }
         guard let mapping else { return nil }
@@ -112,17 +113,17 @@ private final class SpillFile {
         if lookups >= Self.lookupsPerRelease {
             // The pages stay in the page cache; they just stop counting against this process.
             lookups = 0
-            madvise(mapping, mappedCount * MemoryLayout<NodeLocationStore.Record>.stride, MADV_DONTNEED)
+            madvise(mapping, mappedCount * MemoryLayout<LocationStore.Record>.stride, MADV_DONTNEED)
         }
-        let records = UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: NodeLocationStore.Record.self), count: mappedCount)
-        return NodeLocationStore.find(id, in: records)
+        let records = UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: LocationStore.Record.self), count: mappedCount)
+        return LocationStore.find(id, in: records)
     }
 
-    func readAll() -> [NodeLocationStore.Record] {
+    func readAll() -> [LocationStore.Record] {
         guard count > 0 else { return [] }
         if mappedCount != count { remap() }
         guard let mapping else { return [] }
-        return Array(UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: NodeLocationStore.Record.self), count: mappedCount))
+        return Array(UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: LocationStore.Record.self), count: mappedCount))
     }
 
     func truncate() {
@@ -134,7 +135,7 @@ private final class SpillFile {
 
     private func remap() {
         unmap()
-        let length = count * MemoryLayout<NodeLocationStore.Record>.stride
+        let length = count * MemoryLayout<LocationStore.Record>.stride
         let pointer = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0)
         guard let pointer, pointer != MAP_FAILED else { return }
         mapping = pointer
@@ -142,7 +143,7 @@ private final class SpillFile {
     }
 
     private func unmap() {
-        if let mapping { munmap(mapping, mappedCount * MemoryLayout<NodeLocationStore.Record>.stride) }
+        if let mapping { munmap(mapping, mappedCount * MemoryLayout<LocationStore.Record>.stride) }
         mapping = nil
         mappedCount = 0
     }

@@ -3,13 +3,13 @@ import Foundation
 import PlacesCore
 import Testing
 
-@Suite struct NodeLocationStoreTests {
+@Suite struct LocationStoreTests {
     /// A large extract keeps node positions in a temporary file; lookups across the written runs, the
     /// in-memory tail and the gaps between ids answer as the in-memory store does.
     @Test(arguments: [0, Int.max])
     func findsEveryPositionWhereverItIsKept(fileSize: Int) {
-        var store = NodeLocationStore(fileSize: fileSize)
-        #expect(store.usesDisk == (fileSize > NodeLocationStore.onDiskAboveFileSize))
+        var store = LocationStore(fileSize: fileSize)
+        #expect(store.usesDisk == (fileSize > LocationStore.onDiskAboveFileSize))
         let count = 2 * (1 << 20) + 1_000  // two runs written to disk and a tail in memory
         for i in 0..<count {
             store.append(id: Int64(i) * 3 + 1, latitude: 60 + Double(i % 1000) * 1e-5, longitude: 24.9 + Double(i % 777) * 1e-5)
@@ -27,7 +27,7 @@ import Testing
     /// Files not sorted by id still resolve (one sort, in memory), on disk too.
     @Test(arguments: [0, Int.max])
     func unsortedInputStillResolves(fileSize: Int) {
-        var store = NodeLocationStore(fileSize: fileSize)
+        var store = LocationStore(fileSize: fileSize)
         for id: Int64 in [50, 10, 40, 20, 30] { store.append(id: id, latitude: Double(id) / 100, longitude: 1) }
         #expect(store.location(of: 20)?.latitude == 0.2)
         #expect(store.location(of: 50)?.latitude == 0.5)
