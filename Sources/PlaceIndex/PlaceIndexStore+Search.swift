@@ -82,11 +82,12 @@ struct LocalSearch {
             text = inCity
         } else {
             text = try ranked(every: words)
-            if segments.count >= 2 {
+            if segments.count >= 2, text.count < limit {
                 // "Mikonkatu 18, Helsinki": the part before the comma is the address, the rest where it is;
-                // places there that do not name the city themselves follow those that do. When they are found,
-                // every word is not also tried as a prefix: "mikonkatu* 25* helsinki*" merges the entries of
-                // every word beginning with them, ~25 ms at a country's scale, to guess at other house numbers.
+                // places there that do not name the city themselves follow those that do (when those that do
+                // leave room on the page). When they are found, every word is not also tried as a prefix:
+                // "mikonkatu* 25* helsinki*" merges the entries of every word beginning with them, ~25 ms at a
+                // country's scale, to guess at other house numbers.
                 var seen = Set(text.map(\.rowid))
                 text += try ranked(every: segments[0]).filter { seen.insert($0.rowid).inserted }
             }
@@ -143,6 +144,8 @@ struct LocalSearch {
                 a.element.score != b.element.score ? a.element.score > b.element.score : a.offset < b.offset
             }.map(\.element)
         }
+        // The others only follow a page that those in the city do not fill.
+        if there.count >= limit { return there }
         let others = segments.count == 2 ? streetHits : try ranked(every: segments[0])
         return there + others.filter { seen.insert($0.rowid).inserted }
     }
