@@ -52,12 +52,18 @@ struct OSMPlaceExtractor {
     }
 
     /// What an object's tags make of it: a candidate still to be placed, and the country its address names.
-    /// Worked out from the tags alone, so an import does it on the threads that decode the file.
-    struct Tagged: Sendable {
+    /// Worked out from the tags alone, so an import does it on the threads that decode the file. A class, so
+    /// that handing it from thread to thread copies a reference, not the candidate's strings.
+    final class Tagged: Sendable {
         /// Placed at the origin until ``OSMPlaceExtractor/consume(_:tagged:)`` knows where the object is.
-        var candidate: Candidate?
+        let candidate: Candidate?
         /// The object's `addr:country`, a vote for the file's country.
-        var country: String?
+        let country: String?
+
+        init(candidate: Candidate?, country: String?) {
+            self.candidate = candidate
+            self.country = country
+        }
     }
 
     /// ``Tagged`` for `element`; `nil` when its tags make nothing of it (most objects: untagged nodes,
