@@ -558,16 +558,20 @@ struct LocalSearch {
     /// alone (the count may include places `--category` then drops; the nearest members are the same page
     /// either way):
     /// - up to ``fewMembers``: every member, read through the full-text index and sorted;
-    /// - up to ``memberSetLimit``: around the point (``membersAround(_:matching:around:within:)``), the
+    /// - up to ``memberSetLimit``: around the point (``membersAround(_:memberIDs:around:within:)``), the
     ///   R*Tree's entries tested against the members' row ids, so only members' rows are read;
     /// - more ("restaurant" in a country): around the point, every place row with keywords tested in turn:
     ///   a category that common has members close to most points, and its row ids cost more to collect
     ///   than the rows around the point do to read.
     private func nearestMembers(_ category: CategoryKeywords, matching match: String, around center: Coordinate,
                                 within: Double?) throws -> [Hit] {
-        let count = try fullTextMatches(match, upTo: Self.memberSetLimit + 1)
-        if count <= Self.fewMembers { return try members(matching: match, around: center, within: within) }
-        return try membersAround(category, matching: count <= Self.memberSetLimit ? match : nil, around: center, within: within)
+        // Counting and collecting the row ids are one read of the full-text index: a phrase ("fast food")
+        // costs its position lists each time.
+        let memberIDs = try Int64.fetchAll(db.cachedStatement(sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH ? LIMIT ?"),
+                                           arguments: [match, Self.memberSetLimit + 1])
+        if memberIDs.count <= Self.fewMembers { return try members(matching: match, around: center, within: within) }
+        return try membersAround(category, memberIDs: memberIDs.count <= Self.memberSetLimit ? Set(memberIDs) : nil,
+                                 around: center, within: within)
     }
 
     /// Up to this many members of a category are read whole through the full-text index and sorted: each
@@ -584,24 +588,22 @@ struct LocalSearch {
     /// ring outside the last box, until `limit` members lie closer than anything outside the box could be:
     /// the cost follows the neighbourhood, not how many members the category has in the whole index (a
     /// country holds tens of thousands of restaurants, and the first few thousand read in row order need
-    /// not hold the nearest). With `match`, an entry is a member when its row id is among the full-text
-    /// index's for it, tested before the row is read; without, each row's keywords are tested.
-    private func membersAround(_ category: CategoryKeywords, matching match: String?, around center: Coordinate,
+    /// not hold the nearest). With `memberIDs` (the full-text index's row ids for the category), an entry is a
+    /// member when its row id is among them, tested before the row is read; without, each row's keywords are
+    /// tested.
+    private func membersAround(_ category: CategoryKeywords, memberIDs members: Set<Int64>?, around center: Coordinate,
                                within: Double?) throws -> [Hit] {
         var found: [Member] = []
-        var condition = match == nil ? "p.keywords != ''" : "1"
+        var condition = members == nil ? "p.keywords != ''" : "1"
         var arguments: StatementArguments = []
         if let filter {
             condition += " AND " + filter.sql
             arguments += filter.arguments
         }
-        // The members' row ids are collected once, for every box.
-        let members = try match.map { try Set(Int64.fetchAll(db.cachedStatement(sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH ?"),
-                                                              arguments: [$0])) }
         try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance, p.keywords", condition: condition,
                          arguments: arguments, ids: members)
             .read(radii: within.map { [$0] } ?? PlacesAround.doubling(from: 250, upTo: nil)) { row in
-                guard match != nil || category.contains(row[4]) else { return }
+                guard members != nil || category.contains(row[4]) else { return }
                 let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
                 if let within, distance > within { return }
                 found.append(Member(rowid: row[0], distance: distance, importance: row[3]))
