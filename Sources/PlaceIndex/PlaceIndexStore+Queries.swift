@@ -391,13 +391,9 @@ enum PlaceRow {
 
     /// Rows for `rowids`, in that order, each turned into a value by `make` while the cursor stands on it.
     static func fetch<T>(_ db: Database, rowids: [Int64], _ make: (Row) throws -> T) throws -> [T] {
-        guard let last = rowids.last else { return [] }
-        // A prepared statement per power of two of ids (the list padded with its last id, which `IN` reads
-        // once): at most 11 statements for LIMIT's 1…1000 are prepared once per connection, not per query.
-        let slots = 1 << (Int.bitWidth - (rowids.count - 1).leadingZeroBitCount)
-        let placeholders = Array(repeating: "?", count: slots).joined(separator: ",")
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(columns) FROM place WHERE rowid IN (\(placeholders))"),
-                                       arguments: StatementArguments(rowids + Array(repeating: last, count: slots - rowids.count)))
+        guard let padded = PaddedRowids(rowids) else { return [] }
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(columns) FROM place WHERE rowid IN (\(padded.placeholders))"),
+                                       arguments: padded.arguments)
         var byRowid: [Int64: T] = [:]
         while let row = try rows.next() { byRowid[row[rowidColumn]] = try make(row) }
         return rowids.compactMap { byRowid[$0] }
@@ -421,5 +417,21 @@ enum PlaceRow {
             category: row[17], brand: row[18], openingHoursText: row[19],
             timeZone: row[20], attribution: row[21])
         return place.attributed(to: "local", at: importedAt)
+    }
+}
+
+/// Row ids for `rowid IN (…)`, padded with the last one (which `IN` reads once) to a power of two: a statement
+/// per power of two is prepared once per connection, not per query (at most 11 for LIMIT's 1…1000 ids).
+struct PaddedRowids {
+    /// `?,?,…`, one per slot.
+    let placeholders: String
+    let arguments: StatementArguments
+
+    /// `nil` for no ids.
+    init?(_ rowids: [Int64]) {
+        guard let last = rowids.last else { return nil }
+        let slots = 1 << (Int.bitWidth - (rowids.count - 1).leadingZeroBitCount)
+        placeholders = Array(repeating: "?", count: slots).joined(separator: ",")
+        arguments = StatementArguments(rowids + Array(repeating: last, count: slots - rowids.count))
     }
 }

@@ -153,15 +153,12 @@ struct LocalSearch {
     /// Which of `rowids` are places whose main name, other names or address hold `phrase` (folded words joined by
     /// spaces) as whole words.
     private func rowids(holding phrase: String, among rowids: [Int64]) throws -> Set<Int64> {
-        guard let last = rowids.last else { return [] }
-        // Padded to a power of two with the last id, as PlaceRow.fetch does: a few statements prepared once.
-        let slots = 1 << (Int.bitWidth - (rowids.count - 1).leadingZeroBitCount)
-        let placeholders = Array(repeating: "?", count: slots).joined(separator: ",")
+        guard let padded = PaddedRowids(rowids) else { return [] }
         let word = " \(phrase) "
         return try Set(Int64.fetchAll(db.cachedStatement(sql: """
             SELECT rowid FROM place WHERE (instr(' ' || search_address || ' ', ?1) > 0 OR instr(' ' || search_name || ' ', ?1) > 0
-                OR instr(search_alt, ?1) > 0) AND rowid IN (\(placeholders))
-            """), arguments: StatementArguments([word]) + StatementArguments(rowids + Array(repeating: last, count: slots - rowids.count))))
+                OR instr(search_alt, ?1) > 0) AND rowid IN (\(padded.placeholders))
+            """), arguments: StatementArguments([word]) + padded.arguments))
     }
 
     /// Reads the hits' rows in order and says which name matched (for a fuzzy hit, by the corrected words).
