@@ -482,20 +482,25 @@ public struct PreparedPlace: Sendable {
             if let number = a.houseNumber { addressWords += SearchText.words(number) + [SearchText.houseNumber(number)] }
             for part in [a.unit, a.district, a.city] { if let part { addressWords += SearchText.words(part) } }
         }
-        let values: [(any DatabaseValueConvertible)?] = [
-            place.id.description, source, kind.rawValue, place.name, TextFolding.fold(place.name),
-            place.coordinate.latitude, place.coordinate.longitude, place.category,
-            place.categories.joined(separator: "\n"), place.brand, place.brand.map(TextFolding.fold),
-            place.phone, place.website, place.openingHoursText, place.timeZone,
-            a?.houseNumber, a?.street, a?.unit, a?.postcode, a?.city, a?.district, a?.region, a?.countryCode,
-            place.attribution, keywords.joined(separator: " "), alternateNames.joined(separator: "\n"),
-            nameWords.joined(separator: " "), searchAlt,
-            Self.unique(addressWords).joined(separator: " "), importance,
-        ]
+        // DatabaseValues straight away: an array of `any DatabaseValueConvertible` boxed each of the 30 values
+        // of every place an import prepares.
         self.id = place.id.description
         self.kind = kind
         self.importance = importance
-        self.values = values.map { $0?.databaseValue ?? .null }
+        self.values = [
+            id.databaseValue, source.databaseValue, kind.rawValue.databaseValue, place.name.databaseValue,
+            TextFolding.fold(place.name).databaseValue, place.coordinate.latitude.databaseValue,
+            place.coordinate.longitude.databaseValue, place.category.databaseValue,
+            place.categories.joined(separator: "\n").databaseValue, place.brand.databaseValue,
+            place.brand.map(TextFolding.fold).databaseValue, place.phone.databaseValue, place.website.databaseValue,
+            place.openingHoursText.databaseValue, place.timeZone.databaseValue,
+            a?.houseNumber.databaseValue ?? .null, a?.street.databaseValue ?? .null, a?.unit.databaseValue ?? .null,
+            a?.postcode.databaseValue ?? .null, a?.city.databaseValue ?? .null, a?.district.databaseValue ?? .null,
+            a?.region.databaseValue ?? .null, a?.countryCode.databaseValue ?? .null, place.attribution.databaseValue,
+            keywords.joined(separator: " ").databaseValue, alternateNames.joined(separator: "\n").databaseValue,
+            nameWords.joined(separator: " ").databaseValue, searchAlt.databaseValue,
+            Self.unique(addressWords).joined(separator: " ").databaseValue, importance.databaseValue,
+        ]
         self.typoTerms = typoWords.joined().filter(Self.isTypoTerm)
         self.firstNameWord = nameWords.first
     }
