@@ -90,14 +90,18 @@ public final class ReplyMemo: Sendable {
         public var misses: Int
     }
 
+    /// `NIODeadline` rather than `ContinuousClock.Instant`: a standard-library instant has no layout known at
+    /// compile time, so every copy of an entry went through runtime metadata (callgrind).
     private struct Entry {
         var reply: RESPValue
+        /// The reply's wire form (RESP2), written as it is by a connection: see ``frame(answering:resp3:)``.
+        var frame: ByteBuffer
         var bytes: Int
-        var expires: ContinuousClock.Instant
+        var expires: NIODeadline
         /// For a reply built from a cache hit: repeated only while the lease is current.
         var lease: CacheHitLease?
 
-        func answers(at now: ContinuousClock.Instant) -> Bool { expires > now && (lease?.isCurrent ?? true) }
+        func answers(at now: NIODeadline) -> Bool { expires > now && (lease?.isCurrent ?? true) }
     }
 
     private struct State {
@@ -159,15 +163,29 @@ public final class ReplyMemo: Sendable {
     /// The stored reply to `request`, if one is younger than ``timeToLive``. Any request may be asked
     /// about: only memoisable ones are ever stored.
     public func reply(to request: RESPRequest) -> RESPValue? {
+        entry(answering: request)?.reply
+    }
+
+    /// The stored reply to `request` as it goes on the wire, for a connection to copy into its output as it is;
+    /// `isNull` tells a miss (`$-1`), which the caller counts. `nil` when nothing younger than ``timeToLive`` is stored.
+    /// - Parameter resp3: after `HELLO 3`, where a miss is written `_` instead.
+    func frame(answering request: RESPRequest, resp3: Bool) -> (frame: ByteBuffer, isNull: Bool)? {
+        guard let entry = entry(answering: request) else { return nil }
+        let isNull = entry.reply == .null
+        if resp3 && isNull { return (ByteBuffer(staticString: "_\r\n"), true) }
+        return (entry.frame, isNull)
+    }
+
+    private func entry(answering request: RESPRequest) -> Entry? {
         let key = Key(borrowing: request)
-        let now = ContinuousClock.now
+        let now = NIODeadline.now()
         let found = state.withLock { state -> Entry? in
             guard let entry = state.entries[key], entry.answers(at: now) else { return nil }
             state.hits += 1
             return entry
         }
         found?.lease?.noteRepeat()
-        return found?.reply
+        return found
     }
 
     /// The reply to the request `key` stands for: computed by `compute`, unless an identical request
@@ -179,7 +197,7 @@ public final class ReplyMemo: Sendable {
             case leader(Flight)
             case follower(Flight)
         }
-        let now = ContinuousClock.now
+        let now = NIODeadline.now()
         let role = state.withLock { state -> Role in
             // Stored since this request missed on the event loop: an identical one was just answered.
             if let entry = state.entries[key], entry.answers(at: now) { return .answered(entry.reply) }
@@ -215,10 +233,13 @@ public final class ReplyMemo: Sendable {
         let age = lease.map { min(timeToLive, .seconds(max(0, $0.lifetime))) } ?? timeToLive
         // A zero age keeps nothing, like a zero capacity: `--memo-ttl 0` turns the memo off.
         guard capacity > 0, age > .zero, size <= maxBytes else { return }
-        let expires = ContinuousClock.now + age
+        let (seconds, attoseconds) = age.components
+        let expires = NIODeadline.now() + .seconds(seconds) + .nanoseconds(attoseconds / 1_000_000_000)
+        var frame = ByteBuffer()
+        reply.encode(into: &frame)
         state.withLock { state in
             state.misses += 1
-            let entry = Entry(reply: reply, bytes: size, expires: expires, lease: lease)
+            let entry = Entry(reply: reply, frame: frame, bytes: size, expires: expires, lease: lease)
             if let previous = state.entries.updateValue(entry, forKey: key) {
                 state.bytes -= previous.bytes
             } else {
