@@ -25,8 +25,8 @@ public struct CommandExecutor: Sendable {
 
     /// The reply to an identical recent request as it goes on the wire, answered on the event loop before the
     /// request is even parsed; `nil` sends it down the normal path. Ask only for authenticated connections.
-    func memorisedFrame(answering request: RESPRequest, resp3: Bool) -> ByteBuffer? {
-        guard let (frame, isNull) = memo.frame(answering: request, resp3: resp3) else { return nil }
+    func memorisedFrame(answering request: ReplyMemo.Key, resp3: Bool, at now: NIODeadline = .now()) -> ByteBuffer? {
+        guard let (frame, isNull) = memo.frame(answering: request, resp3: resp3, at: now) else { return nil }
         metrics.count(.answeredFromMemory)
         if isNull { metrics.count(.miss) }
         return frame

@@ -58,6 +58,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     /// The idle check that last saw traffic (or the connection's start).
     private var lastTraffic = NIODeadline.now()
     private var idleCheck: Scheduled<Void>?
+    private var recentCommand = ServerMetrics.RecentCommand()
 
     init(executor: CommandExecutor, configuration: ServerConfiguration, logger: Logger) {
         self.executor = executor
@@ -207,7 +208,19 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             // Whatever made the connection close (QUIT, a protocol error, an HTTP probe) discards the rest.
             if !closeWhenDrained && !closed { received.keep(buffer) }
         }
+        let memoEnabled = executor.memo.isEnabled
+        // Memo entries are checked for age against one reading of the clock per batch of requests.
+        let now = memoEnabled ? NIODeadline.now() : .uptimeNanoseconds(0)
         while !shouldPauseProcessing {
+            // A repeated request is looked up by its bytes before it is parsed (see ReplyMemo.Key).
+            var located: RESPFrame?
+            if memoEnabled && !parser.isMidRequest && machine.isReady {
+                located = RESPFrame.atFront(of: buffer)
+                if let frame = located, answerFromMemory(frame, in: &buffer, at: now) {
+                    if outbound.readableBytes >= 64 * 1024 { flushReplies(context: context) }
+                    continue
+                }
+            }
             let request: RESPRequest?
             do {
                 request = try parser.next(&buffer)
@@ -227,15 +240,12 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             let timing = command.latency.map { RequestTiming(histogram: $0, started: .now()) }
             let held = heldForPartialRequest
             heldForPartialRequest = 0
-            if machine.isReady,
-               let frame = executor.memorisedFrame(answering: request, resp3: machine.protocolVersion == 3) {
+            // A request written plainly was just looked up by its bytes; another (inline, say) is looked up now.
+            if memoEnabled && located == nil && machine.isReady,
+               let frame = executor.memorisedFrame(answering: ReplyMemo.Key(copying: request),
+                                                   resp3: machine.protocolVersion == 3, at: now) {
                 executor.metrics.releaseRequestBytes(held)
-                if slots.isEmpty {
-                    prepareOutbound()
-                    outbound.writeImmutableBuffer(frame)
-                } else {
-                    slots.append(.written(frame))
-                }
+                enqueue(written: frame)
                 timing?.finish()
             } else {
                 let action = machine.received(request)
@@ -246,6 +256,26 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             }
             if outbound.readableBytes >= 64 * 1024 { flushReplies(context: context) }
         }
+    }
+
+    /// Answers the request `frame` locates at the front of `buffer` when the reply memo holds its reply, and
+    /// consumes its bytes; `false` (nothing consumed) when the memo does not hold it.
+    private func answerFromMemory(_ frame: RESPFrame, in buffer: inout ByteBuffer, at now: NIODeadline) -> Bool {
+        let started = executor.metrics.recordsLatency ? NIODeadline.now() : nil
+        let key = ReplyMemo.Key(borrowing: buffer.getSlice(at: buffer.readerIndex, length: frame.length)!,
+                                command: frame.command)
+        guard let reply = executor.memorisedFrame(answering: key, resp3: machine.protocolVersion == 3, at: now) else {
+            return false
+        }
+        let command = recentCommand.countRequest(
+            named: buffer.getSlice(at: buffer.readerIndex + frame.command.start, length: frame.command.length)!,
+            in: executor.metrics)
+        buffer.moveReaderIndex(forwardBy: frame.length)
+        executor.metrics.releaseRequestBytes(heldForPartialRequest)
+        heldForPartialRequest = 0
+        enqueue(written: reply)
+        if let started, let histogram = command.latency { RequestTiming(histogram: histogram, started: started).finish() }
+        return true
     }
 
     /// A request is arriving over several reads: take what it has declared so far from the server-wide
@@ -314,6 +344,16 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             value.encode(into: &outbound, resp3: machine.protocolVersion == 3)
         } else {
             slots.append(.ready(value))
+        }
+    }
+
+    /// A memoised reply in wire form: written at once when nothing is ahead of it, else queued behind the slower ones.
+    private func enqueue(written frame: ByteBuffer) {
+        if slots.isEmpty {
+            prepareOutbound()
+            outbound.writeImmutableBuffer(frame)
+        } else {
+            slots.append(.written(frame))
         }
     }
 
