@@ -41,7 +41,9 @@ extension PlaceIndexStore {
                 } enough: { boxRadius in
                     PlacesAround.settled(found.map(\.distance), boxRadius: boxRadius) >= limit
                 }
-            let nearest = found.sorted { $0.distance < $1.distance }.prefix(limit)
+            // Places at the same distance (one object in two imported files) in row order, not in the order the
+            // R*Tree happens to hold them.
+            let nearest = found.sorted { ($0.distance, $0.rowid) < ($1.distance, $1.rowid) }.prefix(limit)
             return try PlaceRow.fetch(db, rowids: nearest.map(\.rowid))
         }
     }
@@ -96,7 +98,7 @@ extension PlaceIndexStore {
                     (row[0], GeoMath.distance(coordinate, Coordinate(latitude: row[1], longitude: row[2])))
                 }
                 .filter { $0.distance <= radius }
-                .min { $0.distance < $1.distance }
+                .min { ($0.distance, $0.rowid) < ($1.distance, $1.rowid) }
             let place = try nearest.flatMap { try PlaceRow.fetch(db, rowids: [$0.rowid]).first }
             return IndexedReverse(nearest: place, nearestDistance: place == nil ? nil : nearest?.distance,
                                   city: try CityLookup.best(near: coordinate, in: db))

@@ -45,10 +45,7 @@ public final class PlaceIndexWriter {
         typoTerms.removeAll()
         // Only the rows this import added: rows it updated in place kept their entries.
         let added: StatementArguments = [source, firstPendingRowid ?? Int64.max]
-        try db.execute(sql: """
-            INSERT INTO place_rtree (id, min_lat, max_lat, min_lon, max_lon)
-            SELECT rowid, lat, lat, lon, lon FROM place WHERE source = ? AND rowid >= ?
-            """, arguments: added)
+        try addToRTree(added)
         phases.mark("rtree")
         try db.execute(sql: """
             INSERT INTO place_fts (rowid, search_name, search_alt, brand, keywords, search_address)
@@ -72,6 +69,45 @@ public final class PlaceIndexWriter {
             """, arguments: [source, kind, now, places, cities, fingerprint?.bytes ?? 0, fingerprint?.checksum ?? "",
                              PlaceIndexStore.format, addressPoints, source])
         phases.mark("source")
+    }
+
+    /// Adds the rows `added` selects (this import's new rows: source, first rowid) to the R*Tree. A few next
+    /// to what the tree holds go in through the virtual table; otherwise the whole tree is packed again
+    /// (``PackedRTree``) and written as the rows of its shadow tables, which for a large import costs a
+    /// fraction of inserting entry by entry.
+    private func addToRTree(_ added: StatementArguments) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT rowid, lat, lon FROM place WHERE source = ? AND rowid >= ?", arguments: added)
+        var newEntries: [PackedRTree.Entry] = []
+        while let row = try rows.next() {
+            newEntries.append(PackedRTree.Entry(id: row[0], latitude: row[1], longitude: row[2]))
+        }
+        let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM place_rtree_rowid") ?? 0
+        guard newEntries.count * 4 >= held else {
+            let insert = try db.makeStatement(sql: "INSERT INTO place_rtree (id, min_lat, max_lat, min_lon, max_lon) VALUES (?, ?, ?, ?, ?)")
+            for entry in newEntries {
+                try Self.execute(insert, [entry.id.databaseValue] + [entry.minLatitude, entry.maxLatitude, entry.minLongitude,
+                                                                      entry.maxLongitude].map { Double($0).databaseValue }, in: db)
+            }
+            return
+        }
+        var entries: [PackedRTree.Entry] = []
+        entries.reserveCapacity(held + newEntries.count)
+        let heldRows = try Row.fetchCursor(db, sql: "SELECT id, min_lat, max_lat, min_lon, max_lon FROM place_rtree")
+        while let row = try heldRows.next() {
+            entries.append(PackedRTree.Entry(id: row[0], minLatitude: Float(row[1] as Double), maxLatitude: Float(row[2] as Double),
+                                             minLongitude: Float(row[3] as Double), maxLongitude: Float(row[4] as Double)))
+        }
+        entries += newEntries
+        newEntries = []
+        let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM place_rtree_node WHERE nodeno = 1") ?? 0
+        let tree = PackedRTree(entries, nodeSize: nodeSize)
+        for table in ["place_rtree_node", "place_rtree_rowid", "place_rtree_parent"] { try db.execute(sql: "DELETE FROM \(table)") }
+        let node = try db.makeStatement(sql: "INSERT INTO place_rtree_node (nodeno, data) VALUES (?, ?)")
+        for (number, data) in tree.nodes { try Self.execute(node, [number.databaseValue, Data(data).databaseValue], in: db) }
+        let leaf = try db.makeStatement(sql: "INSERT INTO place_rtree_rowid (rowid, nodeno) VALUES (?, ?)")
+        for (id, number) in tree.leafOfEntry { try Self.execute(leaf, [id.databaseValue, number.databaseValue], in: db) }
+        let parent = try db.makeStatement(sql: "INSERT INTO place_rtree_parent (nodeno, parentnode) VALUES (?, ?)")
+        for (number, parentNumber) in tree.parentOfNode { try Self.execute(parent, [number.databaseValue, parentNumber.databaseValue], in: db) }
     }
 
     /// Replaces the phone number of a place this import wrote, once what it needed is known (the region of a
@@ -446,20 +482,25 @@ public struct PreparedPlace: Sendable {
             if let number = a.houseNumber { addressWords += SearchText.words(number) + [SearchText.houseNumber(number)] }
             for part in [a.unit, a.district, a.city] { if let part { addressWords += SearchText.words(part) } }
         }
-        let values: [(any DatabaseValueConvertible)?] = [
-            place.id.description, source, kind.rawValue, place.name, TextFolding.fold(place.name),
-            place.coordinate.latitude, place.coordinate.longitude, place.category,
-            place.categories.joined(separator: "\n"), place.brand, place.brand.map(TextFolding.fold),
-            place.phone, place.website, place.openingHoursText, place.timeZone,
-            a?.houseNumber, a?.street, a?.unit, a?.postcode, a?.city, a?.district, a?.region, a?.countryCode,
-            place.attribution, keywords.joined(separator: " "), alternateNames.joined(separator: "\n"),
-            nameWords.joined(separator: " "), searchAlt,
-            Self.unique(addressWords).joined(separator: " "), importance,
-        ]
+        // DatabaseValues straight away: an array of `any DatabaseValueConvertible` boxed each of the 30 values
+        // of every place an import prepares.
         self.id = place.id.description
         self.kind = kind
         self.importance = importance
-        self.values = values.map { $0?.databaseValue ?? .null }
+        self.values = [
+            id.databaseValue, source.databaseValue, kind.rawValue.databaseValue, place.name.databaseValue,
+            TextFolding.fold(place.name).databaseValue, place.coordinate.latitude.databaseValue,
+            place.coordinate.longitude.databaseValue, place.category.databaseValue,
+            place.categories.joined(separator: "\n").databaseValue, place.brand.databaseValue,
+            place.brand.map(TextFolding.fold).databaseValue, place.phone.databaseValue, place.website.databaseValue,
+            place.openingHoursText.databaseValue, place.timeZone.databaseValue,
+            a?.houseNumber.databaseValue ?? .null, a?.street.databaseValue ?? .null, a?.unit.databaseValue ?? .null,
+            a?.postcode.databaseValue ?? .null, a?.city.databaseValue ?? .null, a?.district.databaseValue ?? .null,
+            a?.region.databaseValue ?? .null, a?.countryCode.databaseValue ?? .null, place.attribution.databaseValue,
+            keywords.joined(separator: " ").databaseValue, alternateNames.joined(separator: "\n").databaseValue,
+            nameWords.joined(separator: " ").databaseValue, searchAlt.databaseValue,
+            Self.unique(addressWords).joined(separator: " ").databaseValue, importance.databaseValue,
+        ]
         self.typoTerms = typoWords.joined().filter(Self.isTypoTerm)
         self.firstNameWord = nameWords.first
     }

@@ -40,7 +40,7 @@ public enum PlaceCategory {
     public static func checked(_ typed: String?) throws(InputError) -> String? {
         guard let typed else { return nil }
         if let category = normalize(typed) { return category }
-        let folded = TextFolding.fold(typed).trimmedOfSpaces.replacingOccurrences(of: " ", with: "_")
+        let folded = TextFolding.fold(typed).trimmedOfSpaces.replacing(ascii: " ", with: "_")
         let nearest = all.compactMap { name in SearchText.editDistance(folded, name, limit: 2).map { (name, $0) } }
             .min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
         let hint = nearest.map { " (did you mean \($0)?)" } ?? ""
@@ -65,7 +65,7 @@ public enum PlaceCategory {
     private static func normalizeValue(_ key: String) -> String? {
         if all.contains(key) { return key }
         if let alias = aliases[key] { return alias }
-        let underscored = key.replacingOccurrences(of: " ", with: "_")
+        let underscored = key.replacing(ascii: " ", with: "_")
         if all.contains(underscored) { return underscored }
         if let alias = aliases[underscored] { return alias }
         if key.hasSuffix("s"), all.contains(String(key.dropLast())) { return String(key.dropLast()) }

@@ -12,7 +12,7 @@ public enum SearchText {
         var current = String.UnicodeScalarView()
         for scalar in TextFolding.fold(text).unicodeScalars {
             if scalar == "'" || scalar == "`" || scalar == "\u{00B4}" { continue }
-            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+            if isWordScalar(scalar) {
                 current.append(scalar)
             } else if !current.isEmpty {
                 words.append(String(current))
@@ -21,6 +21,20 @@ public enum SearchText {
         }
         if !current.isEmpty { words.append(String(current)) }
         return words
+    }
+
+    /// Whether a folded scalar belongs to a word: a letter or a digit. Folded names are mostly Latin, whose
+    /// answers are looked up in a table; Unicode's property tables were most of the cost of cutting a
+    /// non-ASCII name into words.
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < UInt32(latinWordScalars.count) { return latinWordScalars[Int(scalar.value)] }
+        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    }
+
+    /// ``isWordScalar(_:)`` of U+0000 to U+024F (Basic Latin to Latin Extended-B), by Unicode's properties.
+    private static let latinWordScalars: [Bool] = (0..<0x250).map { value in
+        let scalar = Unicode.Scalar(UInt32(value))!
+        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
     }
 
     /// ``words(_:)`` for ASCII text, byte by byte: the same words (letters lower-cased, digits kept,

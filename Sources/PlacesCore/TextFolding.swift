@@ -12,8 +12,7 @@ public enum TextFolding {
         // per character, and a precomposed Latin letter has no marks of its own to reorder.
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard let folded = latinFolds.fold(scalar) else { return foldedSlowly(text) }
-            result.append(contentsOf: folded)
+            guard latinFolds.append(scalar, to: &result) else { return foldedSlowly(text) }
         }
         return String(result)
     }
@@ -47,26 +46,38 @@ public enum TextFolding {
 
     struct ScalarFolds: Sendable {
         static let ranges: [ClosedRange<UInt32>] = [0x0000...0x024F, 0x1E00...0x1EFF, 0x2018...0x2019]
-        private let folds: [[Unicode.Scalar]]
+        /// Every scalar's fold, one after the other, and where each begins: one flat array, so folding a
+        /// name copies scalars instead of retaining and releasing an array per character.
+        private let scalars: [Unicode.Scalar]
+        private let starts: [Int32]
 
         init() {
-            var folds: [[Unicode.Scalar]] = []
+            var scalars: [Unicode.Scalar] = []
+            var starts: [Int32] = []
             for range in Self.ranges {
                 for value in range {
-                    let scalar = Unicode.Scalar(value)!
-                    folds.append(Array(TextFolding.foldedSlowly(String(Character(scalar))).unicodeScalars))
+                    starts.append(Int32(scalars.count))
+                    scalars += TextFolding.foldedSlowly(String(Character(Unicode.Scalar(value)!))).unicodeScalars
                 }
             }
-            self.folds = folds
+            starts.append(Int32(scalars.count))
+            self.scalars = scalars
+            self.starts = starts
         }
 
-        func fold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar]? {
+        /// Appends `scalar`'s fold to `result`; `false` (and nothing appended) when the scalar is outside the
+        /// table's ranges.
+        func append(_ scalar: Unicode.Scalar, to result: inout String.UnicodeScalarView) -> Bool {
             var offset = 0
             for range in Self.ranges {
-                if range.contains(scalar.value) { return folds[offset + Int(scalar.value - range.lowerBound)] }
+                if range.contains(scalar.value) {
+                    let index = offset + Int(scalar.value - range.lowerBound)
+                    for i in Int(starts[index])..<Int(starts[index + 1]) { result.append(scalars[i]) }
+                    return true
+                }
                 offset += range.count
             }
-            return nil
+            return false
         }
     }
 }

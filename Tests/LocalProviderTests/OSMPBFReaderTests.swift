@@ -45,6 +45,25 @@ import Testing
         #expect(outOfOrder == 0)
     }
 
+    /// A reader that wants only some keys gets every object, with exactly the tags under those keys: the
+    /// same objects and tags as a full read, filtered afterwards.
+    @Test func keepsOnlyTheTagsUnderTheKeysAsked() throws {
+        let reader = try OSMPBFReader(url: TestData.helsinkiPBF)
+        var full: [String: [String: String]] = [:]
+        try reader.forEachElement { element in full["\(element.type)/\(element.id)"] = element.tags }
+        let wanted: @Sendable (String) -> Bool = { $0 == "name" || $0.hasPrefix("addr:") }
+        var filtered: [String: [String: String]] = [:]
+        try reader.forEachElement(keepingTagsWhere: wanted, preparing: { _ in () }) { element, _ in
+            filtered["\(element.type)/\(element.id)"] = element.tags
+        }
+        #expect(filtered.count == 30_010)
+        #expect(filtered == full.mapValues { $0.filter { wanted($0.key) } })
+        // Something was dropped, and something kept: the check above is not comparing empty dictionaries.
+        #expect(full.values.contains { $0["highway"] != nil })
+        #expect(filtered.values.filter { $0["name"] != nil }.count == full.values.filter { $0["name"] != nil }.count)
+        #expect(filtered.values.contains { $0["addr:street"] != nil })
+    }
+
     /// A broken block ends the read with its error, after every object of the blocks before it.
     @Test func truncatedFileDeliversTheWholeBlocksBeforeTheError() throws {
         let whole = try Data(contentsOf: TestData.helsinkiPBF)

@@ -55,6 +55,14 @@ import Testing
         #expect(" a ; b ".split(separator: ";").map(\.trimmedOfSpaces) == ["a", "b"])
     }
 
+    @Test func replacingAnASCIICharacterLeavesOtherCharactersWhole() {
+        #expect("shoe_repair".replacing(ascii: "_", with: " ") == "shoe repair")
+        #expect("café_crème_".replacing(ascii: "_", with: " ") == "café crème ")
+        #expect("pizza;kebab;sushi".replacing(ascii: ";", with: " ") == "pizza kebab sushi")
+        #expect("Ravintola Äijä".replacing(ascii: "_", with: " ") == "Ravintola Äijä")
+        #expect("".replacing(ascii: "_", with: " ") == "")
+    }
+
     @Test func categoriesFromEveryProviderMeetInOneVocabulary() {
         #expect(PlaceCategory.normalize("amenity=cafe") == "cafe")
         #expect(PlaceCategory.normalize("coffee_shop") == "cafe")

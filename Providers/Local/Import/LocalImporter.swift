@@ -174,7 +174,7 @@ public struct LocalImporter: Sendable {
             // What each object's tags make of it is worked out on the decoding threads; this one places it.
             try reader.forEachElement(progress: { read, total in
                 progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
-            }, preparing: OSMPlaceExtractor.tagged) { element, tagged in
+            }, keepingTagsWhere: OSMPlaceExtractor.readsTag, preparing: OSMPlaceExtractor.tagged) { element, tagged in
                 switch element {
                 case .node: summary.nodesRead += 1
                 case .way: summary.waysRead += 1

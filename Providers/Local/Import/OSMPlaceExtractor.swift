@@ -69,12 +69,22 @@ struct OSMPlaceExtractor {
     /// ``Tagged`` for `element`; `nil` when its tags make nothing of it (most objects: untagged nodes,
     /// buildings, roads and barriers without an address).
     static func tagged(_ element: OSMElement) -> Tagged? {
-        switch element {
-        case .node(let node): node.tags.isEmpty ? nil : tagged(type: .node, id: node.id, tags: node.tags)
-        case .way(let way): tagged(type: .way, id: way.id, tags: way.tags)
-        case .relation(let relation): tagged(type: .relation, id: relation.id, tags: relation.tags)
-        }
+        let tags = element.tags
+        return tags.isEmpty ? nil : tagged(type: element.type, id: element.id, tags: tags)
     }
+
+    /// Whether ``tagged(_:)`` reads tags under `key`: an import keeps only these while decoding
+    /// (``OSMPBFReader/forEachElement(progress:keepingTagsWhere:preparing:_:)``), and most of an extract's tags
+    /// (`highway`, `surface`, `building:levels`…) are never turned into strings.
+    @Sendable static func readsTag(_ key: String) -> Bool {
+        readKeys.contains(key) || key.hasPrefix("addr:") || key.hasPrefix("name:")
+    }
+
+    /// The keys ``readsTag(_:)`` keeps besides every `addr:` and `name:` key; each is read in this file.
+    private static let readKeys = Set(poiKeys).union(alternateNameKeys).union([
+        "name", "cuisine", "phone", "contact:phone", "contact:mobile", "website", "contact:website", "url",
+        "brand", "opening_hours", "wikidata", "wikipedia", "building",
+    ])
 
     /// Records where `element` is (nodes for the ways after them, ways and relations for the relations) and
     /// returns its candidate placed there, if its tags made one (`tagged`, from ``tagged(_:)``).
@@ -141,9 +151,9 @@ struct OSMPlaceExtractor {
         if let name = tags["name"]?.trimmedOfSpaces, !name.isEmpty, !poiTags.isEmpty {
             let categories = poiTags.map { "\($0.0)=\($0.1)" }
             let category = categories.lazy.compactMap(PlaceCategory.normalize).first
-            var keywords = poiTags.map { $0.1.replacingOccurrences(of: "_", with: " ") }
-            if let category { keywords.append(category.replacingOccurrences(of: "_", with: " ")) }
-            if let cuisine = tags["cuisine"] { keywords.append(cuisine.replacingOccurrences(of: ";", with: " ").replacingOccurrences(of: "_", with: " ")) }
+            var keywords = poiTags.map { $0.1.replacing(ascii: "_", with: " ") }
+            if let category { keywords.append(category.replacing(ascii: "_", with: " ")) }
+            if let cuisine = tags["cuisine"] { keywords.append(cuisine.replacing(ascii: ";", with: " ").replacing(ascii: "_", with: " ")) }
             let rawPhone = (tags["phone"] ?? tags["contact:phone"] ?? tags["contact:mobile"])
                 .flatMap { $0.split(separator: ";").first.map { $0.trimmedOfSpaces } }
             let place = Place(
@@ -170,7 +180,7 @@ struct OSMPlaceExtractor {
     static func alternateNames(_ tags: [String: String], name: String) -> [String] {
         var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
         var names: [String] = []
-        for key in tags.keys.sorted() where key.hasPrefix("name:") || alternateNameKeys.contains(key) {
+        for key in tags.keys.filter({ $0.hasPrefix("name:") || alternateNameKeys.contains($0) }).sorted() {
             guard let value = tags[key] else { continue }
             for part in value.split(separator: ";") {
                 let alternate = part.trimmedOfSpaces

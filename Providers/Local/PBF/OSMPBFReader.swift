@@ -74,8 +74,11 @@ public struct OSMPBFReader: Sendable {
     /// Like ``forEachElement(progress:_:)``, and `prepare` runs on the decoding threads over each element, so
     /// work that needs nothing from the elements before it (what an object's tags make of it) is done on every
     /// core; `body` receives each element with what `prepare` made of it, in file order.
+    /// - Parameter keepsTag: whether a tag key matters to the caller; elements arrive without the tags it
+    ///   refuses (most of an extract's tags, for an importer), which are then never turned into strings.
     public func forEachElement<Prepared: Sendable>(
         progress: ((Int, Int) -> Void)? = nil,
+        keepingTagsWhere keepsTag: (@Sendable (String) -> Bool)? = nil,
         preparing prepare: @escaping @Sendable (OSMElement) -> Prepared,
         _ body: (OSMElement, Prepared) throws -> Void
     ) throws {
@@ -102,7 +105,7 @@ public struct OSMPBFReader: Sendable {
             func decoding(_ blocks: [Block]) -> ParallelBatch<Decoded> {
                 ParallelBatch.start(blocks) { block in
                     Result { () throws(InputError) in
-                        try Self.decode(block, in: mapped.bytes, fileName: fileName, preparing: prepare)
+                        try Self.decode(block, in: mapped.bytes, fileName: fileName, keepingTags: keepsTag, preparing: prepare)
                     }
                 }
             }
@@ -134,12 +137,13 @@ public struct OSMPBFReader: Sendable {
     /// Inflates and decodes one `OSMData` block into its elements, in file order, each with what `prepare`
     /// makes of it.
     private static func decode<Prepared>(_ block: Block, in bytes: UnsafeRawBufferPointer, fileName: String,
+                                         keepingTags keepsTag: PrimitiveBlockDecoder.KeyFilter?,
                                          preparing prepare: (OSMElement) -> Prepared) throws(InputError) -> DecodedBlock<Prepared> {
         let payload = try payload(of: block, in: bytes, fileName: fileName)
         var decoded = DecodedBlock<Prepared>()
         do {
             try payload.withUnsafeBytes { raw in
-                try PrimitiveBlockDecoder.decode(raw) { element in
+                try PrimitiveBlockDecoder.decode(raw, keepingTags: keepsTag) { element in
                     decoded.elements.append(element)
                     decoded.prepared.append(prepare(element))
                 }

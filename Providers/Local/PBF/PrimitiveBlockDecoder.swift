@@ -1,7 +1,15 @@
 /// Decodes one `PrimitiveBlock` (string table, granularity, offsets and primitive groups) into elements.
 enum PrimitiveBlockDecoder {
+    /// Which tag keys a reader wants: tags under other keys are dropped while decoding, so an importer that
+    /// reads a few dozen keys does not build a dictionary entry (two strings hashed and kept) for each of the
+    /// others (`highway`, `surface`, `building:levels`…), which are most tags of most objects. Asked once
+    /// per distinct key of a block's string table.
+    typealias KeyFilter = @Sendable (String) -> Bool
+
     private struct Context {
         var strings: [String] = []
+        /// For each string-table index: whether a tag under that key is kept; `nil` keeps every tag.
+        var keptKeys: [Bool]?
         var granularity: Int64 = 100
         var latOffset: Int64 = 0
         var lonOffset: Int64 = 0
@@ -20,13 +28,26 @@ enum PrimitiveBlockDecoder {
             guard keys.count == values.count else {
                 throw ProtobufError("\(keys.count) tag keys but \(values.count) values")
             }
-            var tags = [String: String](minimumCapacity: keys.count)
-            for i in keys.indices { tags[try string(keys[i])] = try string(values[i]) }
+            var tags = keptKeys == nil ? [String: String](minimumCapacity: keys.count) : [:]
+            for i in keys.indices {
+                if try keeps(key: keys[i], value: values[i]) { tags[try string(keys[i])] = try string(values[i]) }
+            }
             return tags
+        }
+
+        /// Whether the tag is kept; both indexes are checked against the string table either way, so a
+        /// corrupt block is refused whatever the filter.
+        func keeps(key: UInt64, value: UInt64) throws(ProtobufError) -> Bool {
+            guard key < UInt64(strings.count), value < UInt64(strings.count) else {
+                throw ProtobufError("string index \(max(key, value)) outside the string table of \(strings.count)")
+            }
+            return keptKeys?[Int(key)] ?? true
         }
     }
 
-    static func decode(_ raw: UnsafeRawBufferPointer, _ body: (OSMElement) throws -> Void) throws {
+    /// - Parameter keepingTags: which keys' tags to keep (``KeyFilter``); `nil` keeps them all.
+    static func decode(_ raw: UnsafeRawBufferPointer, keepingTags keyFilter: KeyFilter? = nil,
+                       _ body: (OSMElement) throws -> Void) throws {
         var cursor = ProtobufCursor(raw)
         var context = Context()
         var groups: [ProtobufCursor] = []
@@ -52,6 +73,7 @@ enum PrimitiveBlockDecoder {
             default: try cursor.skip(wireType: key.wireType)
             }
         }
+        if let keyFilter { context.keptKeys = context.strings.map(keyFilter) }
         for var group in groups {
             while !group.isAtEnd {
                 let key = try group.readKey()
@@ -114,7 +136,10 @@ enum PrimitiveBlockDecoder {
                     tagPosition += 1
                     if keyIndex == 0 { break }
                     guard tagPosition < keysVals.count else { throw ProtobufError("dense keys_vals ends inside a tag") }
-                    tags[try context.string(keyIndex)] = try context.string(keysVals[tagPosition])
+                    let valueIndex = keysVals[tagPosition]
+                    if try context.keeps(key: keyIndex, value: valueIndex) {
+                        tags[try context.string(keyIndex)] = try context.string(valueIndex)
+                    }
                     tagPosition += 1
                 }
             }

@@ -72,7 +72,7 @@ enum PlaceTable {
 
     /// A category as people read it: `bicycle_rental` → `bicycle rental` (JSON and `--category` keep the key).
     static func words(_ category: String) -> String {
-        category.replacingOccurrences(of: "_", with: " ")
+        category.replacing(ascii: "_", with: " ")
     }
 
     static func formatDistance(_ meters: Double) -> String {
