@@ -314,9 +314,9 @@ struct LocalSearch {
     /// The places holding every one of `matchWords`, best first, as ``ranked(_:within:around:nameWordStartingWith:)``
     /// ranks them, with every place whose main name is the words among them (bm25 may leave it out of its
     /// best 200: a city's many other names and a short address holding the word make it rank below
-    /// hundreds of addresses). When the words are together in ``commonMatches`` places or more, only a bounded
-    /// set of them is ranked (``rankedCommon(_:words:)``); the name of a city in that many places typed with
-    /// rarer words only filters their places (``rankedInCity(_:others:)``).
+    /// hundreds of addresses). When each word is in ``commonMatches`` places or more, they are ranked without bm25,
+    /// from a bounded set when they are together in that many (``rankedCommon(_:words:together:)``); the name of a
+    /// city in that many places typed with rarer words only filters their places (``rankedInCity(_:others:)``).
     func ranked(every matchWords: [String]) throws -> [Hit] {
         let match = FullTextQuery.all(matchWords)
         if radius == nil, filter == nil {
@@ -328,10 +328,15 @@ struct LocalSearch {
             // ranking them ("52 aleksanterinkatu": 8,684 places at the scale benchmark's size, ~11 ms to rank).
             // Together they are in that many only if each is: the longest words, most often the rarest, are
             // counted first, and the first in fewer ends the count; several words are then counted together
-            // by intersecting their entries.
-            if try matchWords.sorted(by: { $0.count > $1.count }).allSatisfy(isCommon),
-               try matchWords.count == 1 || fullTextMatches(match, upTo: Self.commonMatches) >= Self.commonMatches {
-                return try rankedCommon(match, words: matchWords)
+            // by intersecting their entries. Words each in that many places are not ranked by bm25 either when they
+            // are together in fewer than fewTogether places: its weighing of the words first reads every entry of each
+            // ("annankatu 14": 27,221 and 13,363 entries for 501 places, ~2 of the ~3 ms bm25 took), and reading
+            // their few places costs less ("street N" addresses at the scale benchmark's size).
+            if try matchWords.sorted(by: { $0.count > $1.count }).allSatisfy(isCommon) {
+                let together = try matchWords.count == 1 ? Self.commonMatches : fullTextMatches(match, upTo: Self.commonMatches)
+                if together >= Self.commonMatches || together < Self.fewTogether {
+                    return try rankedCommon(match, words: matchWords, together: together)
+                }
             }
         }
         return try withMainNames(try ranked(match), words: matchWords)
@@ -377,45 +382,55 @@ struct LocalSearch {
             """), arguments: [name]) == true
     }
 
-    /// Words together in this many places or more are ranked through ``rankedCommon(_:words:)``: bm25 costs
+    /// Words each in this many places or more are ranked through ``rankedCommon(_:words:together:)``: bm25 costs
     /// ~1.3 µs a place, so ranking this many costs about half of a 5 ms search.
     static let commonMatches = 2_000
 
-    /// Ranks words that are together in ``commonMatches`` places or more (at a country's scale, "helsinki" is
+    /// Words each in ``commonMatches`` places or more but together in fewer than this many are ranked by reading
+    /// every place holding them (``rankedCommon(_:words:together:)``), not by bm25: a place read costs ~0.4 µs more
+    /// than bm25's work on it, and bm25 first reads every entry of each word (2,000 or more each, ~45 ns an
+    /// entry). "Kaivokatu 8" (1,503 places, 14,700 entries) cost as much either way at the scale benchmark's size.
+    static let fewTogether = 1_000
+
+    /// Ranks words that are each in ``commonMatches`` places or more (at a country's scale, "helsinki" is
     /// in 272,212: every address in the city; "52 aleksanterinkatu" in 8,684 at the scale benchmark's size)
-    /// without ranking them all, which cost ~400 ms for "helsinki".
+    /// without bm25, which cost ~400 ms for "helsinki". `together`: in how many places the words are together,
+    /// counted up to ``commonMatches``; when in fewer than ``fewTogether``, every one of them is read and the best
+    /// ``candidatesRead`` are returned, as ``ranked(_:within:around:nameWordStartingWith:)`` returns its best.
     ///
     /// bm25 cannot tell such places apart by the words: every one holds all of them, and FTS5 clamps the
     /// weight of a word in more than half the rows to almost nothing, so its best 200 were copies of
     /// "Casino Helsinki" and the city was not among them. What tells them apart is whether a main name is
     /// the words or begins with them, which the index on the main name (`place_by_search_name`) finds
-    /// directly, most important first. The others are known only by reading them, so only the first
-    /// `best` the full-text index holds are read, to fill a page that names alone do not: a place that
-    /// holds the words elsewhere in a name, in another name or in its address may be missed, which is the
-    /// price of a bounded search for words that say this little. Those are not ranked by bm25 either: it
+    /// directly, most important first. The others are known only by reading them, so when they are together in
+    /// ``commonMatches`` places or more only the first ``candidatesRead`` the full-text index holds are read, to
+    /// fill a page that names alone do not: a place that holds the words elsewhere in a name, in another name or
+    /// in its address may be missed, which is the price of a bounded search for words that say this little. Those are not ranked by bm25 either: it
     /// first counts every row holding each word (~6 ms for "helsinki") to weigh the words, and the weight
     /// of words this common says nothing. A main name holding every word counts as a full match ("52
     /// aleksanterinkatu": the address point "Aleksanterinkatu 52"), any other place holding them as half of one.
-    private func rankedCommon(_ match: String, words matchWords: [String]) throws -> [Hit] {
+    private func rankedCommon(_ match: String, words matchWords: [String], together: Int) throws -> [Hit] {
         let typed = matchWords.joined(separator: " ")
-        let best = candidatesRead
+        let readsAll = together < Self.commonMatches
         var hits = try mainNames(typed, continued: true)
         var seen = Set(hits.map(\.hit.rowid))
-        let sample = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT p.rowid, p.lat, p.lon, p.importance, p.search_name = ?1 OR instr(p.search_alt, ?2) > 0, p.search_name
-            FROM (SELECT rowid FROM place_fts WHERE place_fts MATCH ?3 LIMIT \(best)) f
+        // Whether the main name holds every word, each a whole word of it, tested in SQL on the text it already holds.
+        let inMainName = matchWords.indices.map { "instr(' ' || p.search_name || ' ', ?\($0 + 5)) > 0" }.joined(separator: " AND ")
+        try SQLiteRow.forEach(db.cachedStatement(sql: """
+            SELECT p.rowid, p.lat, p.lon, p.importance, p.search_name = ?1 OR instr(p.search_alt, ?2) > 0, \(inMainName)
+            FROM (SELECT rowid FROM place_fts WHERE place_fts MATCH ?3 LIMIT ?4) f
             CROSS JOIN place p ON p.rowid = f.rowid
-            """), arguments: [typed, "| \(typed) |", match])
-        for row in sample where seen.insert(row[0]).inserted {
-            let wholeName: Bool = row[4]
-            let nameWords = (row[5] as String).split(separator: " ")
-            let inMainName = matchWords.allSatisfy { word in nameWords.contains { $0 == word } }
-            let distance = near.map { GeoMath.distance($0, Coordinate(latitude: row[1], longitude: row[2])) } ?? 0
-            hits.append((Hit(rowid: row[0], score: score(relevance: wholeName || inMainName ? 1 : 0.5, wholeName: wholeName,
-                                                          importance: row[3], distance: distance)), distance))
+            """), arguments: [typed, "| \(typed) |", match, readsAll ? Self.commonMatches : candidatesRead]
+                + StatementArguments(matchWords.map { " \($0) " })) { row in
+            guard seen.insert(row.int64(0)).inserted else { return }
+            let wholeName = row.bool(4)
+            let inMainName = row.bool(5)
+            let distance = near.map { GeoMath.distance($0, Coordinate(latitude: row.double(1), longitude: row.double(2))) } ?? 0
+            hits.append((Hit(rowid: row.int64(0), score: score(relevance: wholeName || inMainName ? 1 : 0.5, wholeName: wholeName,
+                                                                importance: row.double(3), distance: distance)), distance))
         }
         hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
-        return hits.map(\.hit)
+        return readsAll ? hits.prefix(candidatesRead).map(\.hit) : hits.map(\.hit)
     }
 
     /// Places whose main name is `typed` (folded words joined by spaces) or, with `continued`, begins with
