@@ -16,6 +16,11 @@ import PackageDescription
 /// builds and tests, libFoundationNetworking.so needs libcurl itself and this changes nothing.)
 let libcurlLoadedOnDemand: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"])]
 
+/// For the code every request of `places serve` runs through (RESP, PlacesServer): exclusive access to a class's
+/// stored properties is still checked by the compiler, but not again at run time, where each access cost a call
+/// and a thread-local lookup, about 10 % of a memoised reply's instructions (callgrind, bench/server.sh's DETAILS).
+let exclusivityCheckedAtCompileTime: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+
 let package = Package(
     name: "places",
     platforms: [.macOS(.v14)],
@@ -144,7 +149,8 @@ let package = Package(
             resources: [.copy("Resources/EmbeddedData")],
             swiftSettings: libcurlLoadedOnDemand),
         // MARK: The Redis protocol (RESP2) codec: framing only, no commands, no application.
-        .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")], path: "Sources/RESP"),
+        .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")], path: "Sources/RESP",
+                swiftSettings: exclusivityCheckedAtCompileTime),
         .target(
             name: "PlacesServer",
             dependencies: [
@@ -159,7 +165,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Sources/PlacesServer",
-            swiftSettings: libcurlLoadedOnDemand),
+            swiftSettings: libcurlLoadedOnDemand + exclusivityCheckedAtCompileTime),
         .executableTarget(
             name: "PlacesCLI",
             dependencies: [

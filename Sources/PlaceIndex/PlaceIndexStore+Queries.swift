@@ -36,8 +36,8 @@ extension PlaceIndexStore {
             var found: [(rowid: Int64, distance: Double)] = []
             try PlacesAround(db: db, center: center, columns: "p.lat, p.lon", condition: condition, arguments: arguments)
                 .read(radii: PlacesAround.doubling(from: min(radius, 250), upTo: radius)) { row in
-                    let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
-                    if distance <= radius { found.append((row[0], distance)) }
+                    let distance = GeoMath.distance(center, Coordinate(latitude: row.double(1), longitude: row.double(2)))
+                    if distance <= radius { found.append((row.int64(0), distance)) }
                 } enough: { boxRadius in
                     PlacesAround.settled(found.map(\.distance), boxRadius: boxRadius) >= limit
                 }
@@ -153,7 +153,7 @@ struct PlacesAround {
 
     /// Reads the boxes of `radii` metres (growing) in turn, handing each row to `visit`, until `enough` (asked
     /// after each box with its radius) says so or the last box is read.
-    func read(radii: [Double], _ visit: (Row) throws -> Void, enough: (_ boxRadius: Double) -> Bool) throws {
+    func read(radii: [Double], _ visit: (SQLiteRow) throws -> Void, enough: (_ boxRadius: Double) -> Bool) throws {
         var inner: BoundingBox?
         var seen = Set<Int64>()
         for radius in radii {
@@ -166,19 +166,17 @@ struct PlacesAround {
             }
             if let ids {
                 var wanted: [Int64] = []
-                let entries = try Int64.fetchCursor(db.cachedStatement(sql: "SELECT r.id FROM place_rtree r WHERE \(inBox)"),
-                                                    arguments: boxArguments)
-                while let id = try entries.next() {
+                try SQLiteRow.forEach(db.cachedStatement(sql: "SELECT r.id FROM place_rtree r WHERE \(inBox)"), arguments: boxArguments) { entry in
+                    let id = entry.int64(0)
                     if ids.contains(id), seen.insert(id).inserted { wanted.append(id) }
                 }
-                try readRows(wanted, visit)
+                try read(rowids: wanted, visit)
             } else {
                 // CROSS JOIN keeps the R*Tree as the outer loop; otherwise SQLite may scan every place.
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                try SQLiteRow.forEach(db.cachedStatement(sql: """
                     SELECT p.rowid, \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inBox) AND (\(condition))
-                    """), arguments: columnArguments + boxArguments + arguments)
-                while let row = try rows.next() {
-                    if seen.insert(row[0]).inserted { try visit(row) }
+                    """), arguments: columnArguments + boxArguments + arguments) { row in
+                    if seen.insert(row.int64(0)).inserted { try visit(row) }
                 }
             }
             if enough(radius) { return }
@@ -186,9 +184,10 @@ struct PlacesAround {
         }
     }
 
-    /// Reads the rows of `rowids` that meet `condition`, 256 at a time (one statement, the last batch padded with
-    /// its last id).
-    private func readRows(_ rowids: [Int64], _ visit: (Row) throws -> Void) throws {
+    /// Reads the rows of `rowids` that meet `condition`, in the order of `rowids`' batches, 256 at a time (one
+    /// statement, the last batch padded with its last id): what the boxes read of the ids they hold, and how a
+    /// category's few members are read whole.
+    func read(rowids: [Int64], _ visit: (SQLiteRow) throws -> Void) throws {
         let batch = 256
         let statement = try db.cachedStatement(sql: """
             SELECT p.rowid, \(columns) FROM place p
@@ -197,8 +196,7 @@ struct PlacesAround {
         for start in stride(from: 0, to: rowids.count, by: batch) {
             let ids = rowids[start..<min(start + batch, rowids.count)]
             let padded = Array(ids) + Array(repeating: ids.last!, count: batch - ids.count)
-            let rows = try Row.fetchCursor(statement, arguments: columnArguments + StatementArguments(padded) + arguments)
-            while let row = try rows.next() { try visit(row) }
+            try SQLiteRow.forEach(statement, arguments: columnArguments + StatementArguments(padded) + arguments, visit)
         }
     }
 

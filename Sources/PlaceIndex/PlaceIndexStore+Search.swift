@@ -234,21 +234,20 @@ struct LocalSearch {
         let columns = "p.lat, p.lon, p.importance, substr(p.search_name, 1, length(?)) = ?, p.search_name = ?"
         let columnArguments: StatementArguments = [prefix, prefix, prefix]
         var found: [(hit: Hit, distance: Double, inInnerBox: Bool)] = []
-        func take(_ row: Row, inInnerBox isInner: Bool) {
-            let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
+        func take(_ row: SQLiteRow, inInnerBox isInner: Bool) {
+            let distance = GeoMath.distance(center, Coordinate(latitude: row.double(1), longitude: row.double(2)))
             guard isInner || distance <= outerRadius else { return }
-            let relevance: Double = row[4] ? 1 : 0.7
-            let score = 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * (row[3] as Double) + (row[5] ? 0.15 : 0)
-            found.append((Hit(rowid: row[0], score: score), distance, isInner))
+            let relevance: Double = row.bool(4) ? 1 : 0.7
+            let score = 0.45 * relevance + 0.35 / (1 + distance / 1_000) + 0.2 * row.double(3) + (row.bool(5) ? 0.15 : 0)
+            found.append((Hit(rowid: row.int64(0), score: score), distance, isInner))
         }
         if try namesStarting(with: prefix, fewerThan: Self.fewNamesForNeighbours) {
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            try SQLiteRow.forEach(db.cachedStatement(sql: """
                 SELECT p.rowid, \(columns) FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
                 WHERE place_fts MATCH ? AND p.lat BETWEEN ? AND ? AND p.lon BETWEEN ? AND ? AND \(nameTest)
                 """), arguments: columnArguments + [FullTextQuery.names(FullTextQuery.quoted(prefix) + "*", brand: false),
-                  outer.minLatitude, outer.maxLatitude, outer.minLongitude, outer.maxLongitude] + nameArguments)
-            while let row = try rows.next() {
-                take(row, inInnerBox: inner.contains(Coordinate(latitude: row[1], longitude: row[2])))
+                  outer.minLatitude, outer.maxLatitude, outer.minLongitude, outer.maxLongitude] + nameArguments) { row in
+                take(row, inInnerBox: inner.contains(Coordinate(latitude: row.double(1), longitude: row.double(2))))
             }
             if found.filter(\.inInnerBox).count >= limit { found.removeAll { !$0.inInnerBox } }
         } else {
@@ -554,7 +553,7 @@ struct LocalSearch {
     /// read whichever way costs least for how many members it has, counted first in the full-text index
     /// alone (the count may include places `--category` then drops; the nearest members are the same page
     /// either way):
-    /// - up to ``fewMembers``: every member, read through the full-text index and sorted;
+    /// - up to ``fewMembers``: every member, read by its row id and sorted;
     /// - up to ``memberSetLimit``: around the point (``membersAround(_:memberIDs:around:within:)``), the
     ///   R*Tree's entries tested against the members' row ids, so only members' rows are read;
     /// - more ("restaurant" in a country): around the point, every place row with keywords tested in turn:
@@ -564,15 +563,15 @@ struct LocalSearch {
                                 within: Double?) throws -> [Hit] {
         // Counting and collecting the row ids are one read of the full-text index: a phrase ("fast food")
         // costs its position lists each time.
-        let memberIDs = try Int64.fetchAll(db.cachedStatement(sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH ? LIMIT ?"),
-                                           arguments: [match, Self.memberSetLimit + 1])
-        if memberIDs.count <= Self.fewMembers { return try members(matching: match, around: center, within: within) }
+        let memberIDs = try SQLiteRow.int64s(db.cachedStatement(sql: "SELECT rowid FROM place_fts WHERE place_fts MATCH ? LIMIT ?"),
+                                             arguments: [match, Self.memberSetLimit + 1])
+        if memberIDs.count <= Self.fewMembers { return try members(memberIDs, around: center, within: within) }
         return try membersAround(category, memberIDs: memberIDs.count <= Self.memberSetLimit ? Set(memberIDs) : nil,
                                  around: center, within: within)
     }
 
-    /// Up to this many members of a category are read whole through the full-text index and sorted: each
-    /// costs a row read (~1 µs), and the read around the point costs as much as reading the ring's entries.
+    /// Up to this many members of a category are read whole by their row ids and sorted: each costs a row read
+    /// (~1 µs), and the read around the point costs as much as reading the ring's entries.
     static let fewMembers = 2_000
 
     /// Up to this many members' row ids are collected (once per search, ~0.2 µs each) to test the R*Tree's
@@ -600,10 +599,10 @@ struct LocalSearch {
         try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance, p.keywords", condition: condition,
                          arguments: arguments, ids: members)
             .read(radii: within.map { [$0] } ?? PlacesAround.doubling(from: 250, upTo: nil)) { row in
-                guard members != nil || category.contains(row[4]) else { return }
-                let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
+                guard members != nil || category.contains(row.text(4)) else { return }
+                let distance = GeoMath.distance(center, Coordinate(latitude: row.double(1), longitude: row.double(2)))
                 if let within, distance > within { return }
-                found.append(Member(rowid: row[0], distance: distance, importance: row[3]))
+                found.append(Member(rowid: row.int64(0), distance: distance, importance: row.double(3)))
             } enough: { boxRadius in
                 // When `limit` members are settled, no member outside the box can be nearer than the page's last.
                 PlacesAround.settled(found.map(\.distance), boxRadius: boxRadius) >= limit
@@ -646,13 +645,31 @@ struct LocalSearch {
             """
         var arguments: StatementArguments = [match]
         restrict(&sql, &arguments, to: nil)
-        let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
-        let found = rows.compactMap { row -> Member? in
-            let distance = GeoMath.distance(center, Coordinate(latitude: row[1], longitude: row[2]))
-            if let limitRadius, distance > limitRadius { return nil }
-            return Member(rowid: row[0], distance: distance, importance: row[3])
+        var found: [Member] = []
+        try SQLiteRow.forEach(db.cachedStatement(sql: sql), arguments: arguments) { row in
+            if let member = member(row, around: center, within: limitRadius) { found.append(member) }
         }
         return nearestFirst(found)
+    }
+
+    /// The members whose row ids the full-text index gave (`memberIDs`, ascending), read by id, nearest `center`
+    /// first (only those within `limitRadius` metres): what ``members(matching:around:within:)`` finds for the
+    /// same match, without reading the full-text index a second time.
+    private func members(_ memberIDs: [Int64], around center: Coordinate, within limitRadius: Double?) throws -> [Hit] {
+        var found: [Member] = []
+        try PlacesAround(db: db, center: center, columns: "p.lat, p.lon, p.importance", condition: filter?.sql ?? "1",
+                         arguments: filter?.arguments ?? [])
+            .read(rowids: memberIDs) { row in
+                if let member = member(row, around: center, within: limitRadius) { found.append(member) }
+            }
+        return nearestFirst(found)
+    }
+
+    /// A row of `rowid, lat, lon, importance` as a member, or `nil` when it lies further than `limitRadius` metres.
+    private func member(_ row: SQLiteRow, around center: Coordinate, within limitRadius: Double?) -> Member? {
+        let distance = GeoMath.distance(center, Coordinate(latitude: row.double(1), longitude: row.double(2)))
+        if let limitRadius, distance > limitRadius { return nil }
+        return Member(rowid: row.int64(0), distance: distance, importance: row.double(3))
     }
 
     /// The most important places whose main name begins with `prefix` (one to three letters), from

@@ -12,7 +12,9 @@ import PlacesCore
 /// `--index PATH` keeps the index at PATH and, when PATH already holds one, skips the imports: for
 /// iterating on query speed without paying for an import each time. `--slowest N` (default 12) lists the
 /// N slowest searches and suggestions by CPU time with their kind, so a p99 names its cause. `--only NAME`
-/// runs only the series whose name contains NAME (`--only suggest`).
+/// runs only the series whose name contains NAME (`--only suggest`); `--matching TEXT` keeps, in the series that
+/// list their inputs, only the inputs whose label contains TEXT (`--only labelled --matching "cash machine"`), so
+/// one slow query can be profiled on its own.
 enum LocalBenchmark {
     static func run(arguments: [String]) async throws {
         func option(_ name: String) -> String? {
@@ -24,6 +26,7 @@ enum LocalBenchmark {
         let dataDirectory = positional.first.map { URL(fileURLWithPath: $0) } ?? defaultDataDirectory()
         let slowest = option("--slowest").flatMap(Int.init) ?? 12
         let only = option("--only")
+        let matching = option("--matching")
         let pbf = dataDirectory.appendingPathComponent("helsinki.osm.pbf")
         let cities = dataDirectory.appendingPathComponent("geonames-cities1000.txt.gz")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("places-bench-local-\(UUID().uuidString)")
@@ -31,7 +34,7 @@ enum LocalBenchmark {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
 
-        let series = Series(only: only, slowest: slowest)
+        let series = Series(only: only, matching: matching, slowest: slowest)
         if try PlaceIndexStore(path: indexFile).isEmpty {
             // Imported through a store of its own: when it is released, its last connection folds the
             // write-ahead log into the file, so the size below is the index at rest.
@@ -137,16 +140,25 @@ enum LocalBenchmark {
     }
 }
 
-/// How `places-bench local` runs each latency series: which ones (`--only`) and how many slowest inputs to list.
+/// How `places-bench local` runs each latency series: which ones (`--only`), which of their inputs (`--matching`) and
+/// how many slowest inputs to list.
 private struct Series {
     var only: String?
+    var matching: String?
     var slowest: Int
 
     /// Runs `body` `iterations` times and reports wall and CPU p50/p99; with `label`, also the `slowest`
     /// distinct inputs by their median CPU time (and their worst), so a p99 can be traced to the queries behind it.
     func measure(_ name: String, _ iterations: Int, label: ((Int) -> String)? = nil, _ body: (Int) throws -> Void) throws {
         if let only, !name.contains(only) { return }
-        for i in 0..<50 { try body(i) }  // Warm the page cache and statement caches.
+        var inputs = Array(0..<iterations)
+        if let matching, let label {
+            inputs = inputs.filter { label($0).contains(matching) }
+            guard !inputs.isEmpty else { return print("\(name): no input's label contains \"\(matching)\"") }
+        }
+        func run(_ i: Int) throws { try body(inputs[i % inputs.count]) }
+        let label = label.map { label in { (i: Int) in label(inputs[i % inputs.count]) } }
+        for i in 0..<50 { try run(i) }  // Warm the page cache and statement caches.
         // Wall time is what a user waits; thread CPU time is the same work without the scheduler's
         // share of a busy machine, so both are reported.
         var wall: [Double] = [], cpu: [Double] = []
@@ -156,7 +168,7 @@ private struct Series {
         for i in 0..<iterations {
             let startCPU = LocalBenchmark.threadCPUSeconds()
             let start = DispatchTime.now().uptimeNanoseconds
-            try body(i)
+            try run(i)
             wall.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             cpu.append((LocalBenchmark.threadCPUSeconds() - startCPU) * 1e3)
             if let label { byLabel[label(i), default: []].append(cpu.last!) }

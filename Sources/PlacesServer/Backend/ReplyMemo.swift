@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import PlacesPipeline
 import RESP
@@ -20,65 +21,79 @@ import Synchronization
 /// lease's lifetime (the row's expiry, or sooner the cache's touch interval), nor than ``timeToLive``.
 public final class ReplyMemo: Sendable {
     /// A request as memo key: the command name compared without regard to case, the arguments byte for byte.
+    ///
+    /// Held in multibulk form, `*<n>\r\n` then `$<length>\r\n<argument>\r\n` per argument, which is how clients
+    /// send a request: a connection looks a received request up by its own bytes before parsing it
+    /// (``RESPFrame``), without building an argument array or a string.
     public struct Key: Hashable, Sendable {
-        let arguments: [ByteBuffer]
+        let frame: ByteBuffer
+        /// Where the command name's bytes are in `frame`, counted from its reader index.
+        let command: RESPFrame.Span
 
-        /// Borrows the request's buffers: for a lookup, which must not allocate.
-        init(borrowing request: RESPRequest) {
-            arguments = request.arguments
+        /// Borrows a received frame (a slice of the receive buffer): for a lookup, which must not allocate.
+        init(borrowing frame: ByteBuffer, command: RESPFrame.Span) {
+            self.frame = frame
+            self.command = command
         }
 
-        /// Copies the arguments into one small buffer, so a stored key does not keep the (much larger)
-        /// receive buffer it was sliced from alive.
+        /// Writes the request in multibulk form into a buffer of its own, so a stored key does not keep the
+        /// (much larger) receive buffer its arguments were sliced from alive.
         public init(copying request: RESPRequest) {
-            var storage = ByteBuffer()
-            storage.reserveCapacity(request.arguments.reduce(0) { $0 + $1.readableBytes })
-            var ranges: [(Int, Int)] = []
-            for argument in request.arguments {
-                ranges.append((storage.writerIndex, argument.readableBytes))
-                storage.writeImmutableBuffer(argument)
-            }
-            arguments = ranges.map { storage.getSlice(at: $0.0, length: $0.1)! }
+            var frame = ByteBuffer()
+            frame.reserveCapacity(16 + request.arguments.reduce(0) { $0 + $1.readableBytes + 16 })
+            RESPValue.array(request.arguments.map(RESPValue.bulkString)).encode(into: &frame)
+            self.frame = frame
+            let commandLength = request.arguments.first?.readableBytes ?? 0
+            // The command name is the first argument: after `*<n>\r\n$<length>\r\n`.
+            let headers = "*\(request.arguments.count)\r\n".utf8.count + (request.arguments.isEmpty ? 0 : "$\(commandLength)\r\n".utf8.count)
+            command = RESPFrame.Span(start: headers, length: commandLength)
         }
 
-        var byteCount: Int { arguments.reduce(0) { $0 + $1.readableBytes } }
+        var byteCount: Int { frame.readableBytes }
 
         // Hashing and comparing go through raw bytes: these run for every request, and views or
         // iterators over ByteBuffers would retain and release their storage once per byte or element.
+        // Both treat the frame as if its command name were upper-cased; clients mostly send it so, and
+        // then the frame is hashed and compared whole, in one call each.
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(arguments.count)
-            guard let command = arguments.first else { return }
-            command.withUnsafeReadableBytes { bytes in
-                var word: UInt64 = 0
-                for (offset, byte) in bytes.enumerated() {
-                    word |= UInt64(Self.upper(byte)) << (8 * (offset % 8))
-                    if offset % 8 == 7 { hasher.combine(word); word = 0 }
+            let command = self.command
+            frame.withUnsafeReadableBytes { bytes in
+                guard Self.hasLowercase(bytes, in: command) else {
+                    hasher.combine(bytes: bytes)
+                    return
                 }
-                hasher.combine(word)
-            }
-            for index in 1..<arguments.count {
-                hasher.combine(arguments[index].readableBytes)
-                arguments[index].withUnsafeReadableBytes { hasher.combine(bytes: $0) }
+                withUnsafeTemporaryAllocation(byteCount: bytes.count, alignment: 1) { folded in
+                    folded.copyMemory(from: bytes)
+                    for offset in command.start..<command.end { folded[offset] = Self.upper(folded[offset]) }
+                    hasher.combine(bytes: UnsafeRawBufferPointer(folded))
+                }
             }
         }
 
         public static func == (lhs: Key, rhs: Key) -> Bool {
-            guard lhs.arguments.count == rhs.arguments.count else { return false }
-            guard let left = lhs.arguments.first, let right = rhs.arguments.first else { return true }
-            let sameCommand = left.withUnsafeReadableBytes { left in
-                right.withUnsafeReadableBytes { right in
-                    left.count == right.count && zip(left, right).allSatisfy { upper($0) == upper($1) }
+            guard lhs.frame.readableBytes == rhs.frame.readableBytes, lhs.command == rhs.command else { return false }
+            let command = lhs.command
+            return lhs.frame.withUnsafeReadableBytes { left in
+                rhs.frame.withUnsafeReadableBytes { right in
+                    if memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 { return true }
+                    // Equal but for the case of the command name?
+                    guard memcmp(left.baseAddress!, right.baseAddress!, command.start) == 0 else { return false }
+                    for offset in command.start..<command.end where upper(left[offset]) != upper(right[offset]) {
+                        return false
+                    }
+                    let rest = left.count - command.end
+                    return rest == 0 || memcmp(left.baseAddress! + command.end, right.baseAddress! + command.end, rest) == 0
                 }
             }
-            guard sameCommand else { return false }
-            for index in 1..<lhs.arguments.count where lhs.arguments[index] != rhs.arguments[index] {
-                return false
-            }
-            return true
+        }
+
+        private static func hasLowercase(_ bytes: UnsafeRawBufferPointer, in command: RESPFrame.Span) -> Bool {
+            for offset in command.start..<command.end where bytes[offset] &- UInt8(ascii: "a") < 26 { return true }
+            return false
         }
 
         private static func upper(_ byte: UInt8) -> UInt8 {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+            byte &- UInt8(ascii: "a") < 26 ? byte - 32 : byte
         }
     }
 
@@ -90,14 +105,18 @@ public final class ReplyMemo: Sendable {
         public var misses: Int
     }
 
+    /// `NIODeadline` rather than `ContinuousClock.Instant`: a standard-library instant has no layout known at
+    /// compile time, so every copy of an entry went through runtime metadata (callgrind).
     private struct Entry {
         var reply: RESPValue
+        /// The reply's wire form (RESP2), written as it is by a connection: see ``frame(answering:resp3:)``.
+        var frame: ByteBuffer
         var bytes: Int
-        var expires: ContinuousClock.Instant
+        var expires: NIODeadline
         /// For a reply built from a cache hit: repeated only while the lease is current.
         var lease: CacheHitLease?
 
-        func answers(at now: ContinuousClock.Instant) -> Bool { expires > now && (lease?.isCurrent ?? true) }
+        func answers(at now: NIODeadline) -> Bool { expires > now && (lease?.isCurrent ?? true) }
     }
 
     private struct State {
@@ -159,15 +178,34 @@ public final class ReplyMemo: Sendable {
     /// The stored reply to `request`, if one is younger than ``timeToLive``. Any request may be asked
     /// about: only memoisable ones are ever stored.
     public func reply(to request: RESPRequest) -> RESPValue? {
-        let key = Key(borrowing: request)
-        let now = ContinuousClock.now
+        entry(for: Key(copying: request), at: .now())?.reply
+    }
+
+    /// Whether anything may be stored: `--memo-ttl 0` (or a zero capacity) turns the memo off, and a
+    /// connection then does not look requests up.
+    var isEnabled: Bool { capacity > 0 && timeToLive > .zero }
+
+    /// The stored reply to the request `key` stands for, as it goes on the wire, for a connection to copy into its
+    /// output as it is; `isNull` tells a miss (`$-1`), which the caller counts. `nil` when nothing younger than
+    /// ``timeToLive`` is stored.
+    /// - Parameters:
+    ///   - resp3: after `HELLO 3`, where a miss is written `_` instead.
+    ///   - now: the time the entry's age is checked against.
+    func frame(answering key: Key, resp3: Bool, at now: NIODeadline) -> (frame: ByteBuffer, isNull: Bool)? {
+        guard let entry = entry(for: key, at: now) else { return nil }
+        let isNull = entry.reply == .null
+        if resp3 && isNull { return (ByteBuffer(staticString: "_\r\n"), true) }
+        return (entry.frame, isNull)
+    }
+
+    private func entry(for key: Key, at now: NIODeadline) -> Entry? {
         let found = state.withLock { state -> Entry? in
             guard let entry = state.entries[key], entry.answers(at: now) else { return nil }
             state.hits += 1
             return entry
         }
         found?.lease?.noteRepeat()
-        return found?.reply
+        return found
     }
 
     /// The reply to the request `key` stands for: computed by `compute`, unless an identical request
@@ -179,7 +217,7 @@ public final class ReplyMemo: Sendable {
             case leader(Flight)
             case follower(Flight)
         }
-        let now = ContinuousClock.now
+        let now = NIODeadline.now()
         let role = state.withLock { state -> Role in
             // Stored since this request missed on the event loop: an identical one was just answered.
             if let entry = state.entries[key], entry.answers(at: now) { return .answered(entry.reply) }
@@ -215,10 +253,13 @@ public final class ReplyMemo: Sendable {
         let age = lease.map { min(timeToLive, .seconds(max(0, $0.lifetime))) } ?? timeToLive
         // A zero age keeps nothing, like a zero capacity: `--memo-ttl 0` turns the memo off.
         guard capacity > 0, age > .zero, size <= maxBytes else { return }
-        let expires = ContinuousClock.now + age
+        let (seconds, attoseconds) = age.components
+        let expires = NIODeadline.now() + .seconds(seconds) + .nanoseconds(attoseconds / 1_000_000_000)
+        var frame = ByteBuffer()
+        reply.encode(into: &frame)
         state.withLock { state in
             state.misses += 1
-            let entry = Entry(reply: reply, bytes: size, expires: expires, lease: lease)
+            let entry = Entry(reply: reply, frame: frame, bytes: size, expires: expires, lease: lease)
             if let previous = state.entries.updateValue(entry, forKey: key) {
                 state.bytes -= previous.bytes
             } else {

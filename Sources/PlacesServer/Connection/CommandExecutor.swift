@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PlacesCore
 import PlacesPipeline
 import RESP
@@ -22,13 +23,13 @@ public struct CommandExecutor: Sendable {
         self.logger = logger
     }
 
-    /// The reply to an identical recent request, answered on the event loop before the request is
-    /// even parsed; `nil` sends it down the normal path. Ask only for authenticated connections.
-    public func memorisedReply(to request: RESPRequest) -> RESPValue? {
-        guard let reply = memo.reply(to: request) else { return nil }
+    /// The reply to an identical recent request as it goes on the wire, answered on the event loop before the
+    /// request is even parsed; `nil` sends it down the normal path. Ask only for authenticated connections.
+    func memorisedFrame(answering request: ReplyMemo.Key, resp3: Bool, at now: NIODeadline = .now()) -> ByteBuffer? {
+        guard let (frame, isNull) = memo.frame(answering: request, resp3: resp3, at: now) else { return nil }
         metrics.count(.answeredFromMemory)
-        if reply == .null { metrics.count(.miss) }
-        return reply
+        if isNull { metrics.count(.miss) }
+        return frame
     }
 
     /// Runs a call; failures become `-ERR` replies that say what to do, never a stack or a secret.

@@ -86,9 +86,14 @@ public final class ServerMetrics: Sendable {
     private struct CommandName: Hashable {
         let bytes: ByteBuffer
 
+        /// The length and the first eight letters, upper-cased, in one word: names that share them are told
+        /// apart by `==`. Hashing byte by byte cost more than the rest of counting a request.
         func hash(into hasher: inout Hasher) {
             bytes.withUnsafeReadableBytes { raw in
-                for byte in raw { hasher.combine(Self.upper(byte)) }
+                var word: UInt64 = 0
+                for offset in 0..<min(raw.count, 8) { word |= UInt64(Self.upper(raw[offset])) << (8 * offset) }
+                hasher.combine(raw.count)
+                hasher.combine(word)
             }
         }
 
@@ -101,7 +106,7 @@ public final class ServerMetrics: Sendable {
         }
 
         private static func upper(_ byte: UInt8) -> UInt8 {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+            byte &- UInt8(ascii: "a") < 26 ? byte - 32 : byte
         }
     }
 
@@ -119,6 +124,8 @@ public final class ServerMetrics: Sendable {
     private let commandsByName: [CommandName: CommandCounters]
     private let otherCommands: CommandCounters
     private let errorCounts: [ErrorCounter]
+    /// Whether commands have latency histograms (`--metrics-port`): only then is the clock read per request.
+    public let recordsLatency: Bool
 
     private let connectedClients = Atomic<Int>(0)
     private let totalConnections = Atomic<Int>(0)
@@ -151,15 +158,46 @@ public final class ServerMetrics: Sendable {
         commands = known + [otherCommands]
         commandsByName = Dictionary(uniqueKeysWithValues: known.map { (CommandName(bytes: ByteBuffer(string: $0.name)), $0) })
         errorCounts = ErrorKind.allCases.map { _ in ErrorCounter() }
+        recordsLatency = registry != nil
     }
 
     /// Counts one request to the command it names and returns that command's counters (for its latency).
-    /// A dictionary lookup on the name's bytes: no string is built and nothing is allocated.
     @discardableResult
     public func countRequest(_ request: RESPRequest) -> CommandCounters {
-        let counters = request.arguments.first.flatMap { commandsByName[CommandName(bytes: $0)] } ?? otherCommands
+        guard let name = request.arguments.first else {
+            otherCommands.calls.wrappingAdd(1, ordering: .relaxed)
+            return otherCommands
+        }
+        return countRequest(named: name)
+    }
+
+    /// Counts one request of the command `name` (its bytes as received). A dictionary lookup on the name's
+    /// bytes: no string is built and nothing is allocated.
+    @discardableResult
+    public func countRequest(named name: ByteBuffer) -> CommandCounters {
+        let counters = commandsByName[CommandName(bytes: name)] ?? otherCommands
         counters.calls.wrappingAdd(1, ordering: .relaxed)
         return counters
+    }
+
+    /// One connection's last command name and its counters: a connection mostly sends one command again and
+    /// again, and finding the counters by name was most of what counting a memoised request cost.
+    struct RecentCommand {
+        /// A copy of the name, so the receive buffer it came from is not kept alive.
+        private var name = ByteBuffer()
+        private var counters: CommandCounters?
+
+        /// Counts one request of the command `name` and returns its counters, as ``ServerMetrics/countRequest(named:)``.
+        mutating func countRequest(named name: ByteBuffer, in metrics: ServerMetrics) -> CommandCounters {
+            if let counters, name == self.name {
+                counters.calls.wrappingAdd(1, ordering: .relaxed)
+                return counters
+            }
+            let found = metrics.countRequest(named: name)
+            self.name = ByteBuffer(buffer: name)
+            counters = found
+            return found
+        }
     }
 
     /// Counts an error reply of `kind` (a protocol error is INFO's `protocol_errors`, counted once).

@@ -63,11 +63,9 @@ public final class PlacesServer: Service, Sendable {
                 low: configuration.writeBufferHighWatermark / 2, high: configuration.writeBufferHighWatermark))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    if configuration.idleTimeoutSeconds > 0 {
-                        try sync.addHandler(IdleStateHandler(allTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))))
-                    }
-                    try sync.addHandler(RESPConnectionHandler(executor: executor, configuration: configuration, logger: logger))
+                    // The handler closes idle connections itself (see RESPConnectionHandler).
+                    try channel.pipeline.syncOperations.addHandler(
+                        RESPConnectionHandler(executor: executor, configuration: configuration, logger: logger))
                 }
             }
         let channel: any Channel

@@ -10,6 +10,11 @@ import RESP
 /// A client may half-close (send a FIN after its requests): the channel allows remote half-closure, and
 /// the `inputClosed` event goes to the machine, which has every complete request already received
 /// answered before the connection closes.
+///
+/// It also closes idle connections itself (``ServerConfiguration/idleTimeoutSeconds``) instead of through NIO's
+/// `IdleStateHandler`, which reads the clock on every read and allocates a promise and a callback on every write:
+/// together a quarter of a memoised reply's instructions (callgrind). Here a read only sets a flag, and a
+/// timer looks at it four times per timeout.
 final class RESPConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -19,6 +24,8 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         /// A call still running; `heldBytes` of the server-wide allowance stay taken until it answers.
         case waiting(heldBytes: Int)
         case ready(RESPValue)
+        /// A memoised reply, already in its wire form.
+        case written(ByteBuffer)
     }
 
     private let executor: CommandExecutor
@@ -35,7 +42,9 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     /// Replies not yet written, in request order; the first slot's sequence number is `firstSequence`.
     private var slots = CircularBuffer<Slot>(initialCapacity: 16)
     private var firstSequence = 0
-    /// Encoded replies waiting for the next flush.
+    /// Encoded replies waiting for the next flush. A flush hands the channel the bytes and keeps the storage,
+    /// which is written again from the start once the channel has let go of it (``prepareOutbound()``): most
+    /// flushes are written at once, so a connection does not allocate a buffer per flush.
     private var outbound: ByteBuffer
     private var closeWhenDrained = false
     private var quiescing = false
@@ -44,6 +53,12 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private var isWritable = true
     private var admitted = false
     private var closed = false
+    /// A read or a write since the last idle check (see ``checkIdleness(context:)``).
+    private var trafficSinceCheck = false
+    /// The idle check that last saw traffic (or the connection's start).
+    private var lastTraffic = NIODeadline.now()
+    private var idleCheck: Scheduled<Void>?
+    private var recentCommand = ServerMetrics.RecentCommand()
 
     init(executor: CommandExecutor, configuration: ServerConfiguration, logger: Logger) {
         self.executor = executor
@@ -66,11 +81,15 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             return
         }
         admitted = true
+        lastTraffic = .now()
+        scheduleIdleCheck(context: context)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         closed = true
+        idleCheck?.cancel()
+        idleCheck = nil
         executor.metrics.releaseRequestBytes(heldForPartialRequest)
         heldForPartialRequest = 0
         if admitted {
@@ -86,14 +105,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            // A request still running is not idleness: only close a connection with nothing in flight.
-            if slots.isEmpty {
-                executor.metrics.count(.idleTimeout)
-                logger.debug("closing an idle connection")
-                close(context: context)
-            }
-        } else if event is ChannelShouldQuiesceEvent {
+        if event is ChannelShouldQuiesceEvent {
             quiescing = true
             if slots.isEmpty { close(context: context) }
         } else if let event = event as? ChannelEvent, event == .inputClosed {
@@ -103,11 +115,41 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    // MARK: Idle connections
+
+    /// Checks for traffic every quarter of the timeout: a connection is closed between one and one and a quarter
+    /// timeouts after its last read or write, never sooner.
+    private func scheduleIdleCheck(context: ChannelHandlerContext) {
+        let timeout = configuration.idleTimeoutSeconds
+        guard timeout > 0, !closed else { return }
+        idleCheck = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(timeout) * 250)) { [self] in
+            self.checkIdleness(context: context)
+        }
+    }
+
+    private func checkIdleness(context: ChannelHandlerContext) {
+        idleCheck = nil
+        guard !closed else { return }
+        let now = NIODeadline.now()
+        // A request still running is not idleness: only a connection with nothing in flight is closed.
+        if trafficSinceCheck || !slots.isEmpty {
+            trafficSinceCheck = false
+            lastTraffic = now
+        } else if now - lastTraffic >= .seconds(Int64(configuration.idleTimeoutSeconds)) {
+            executor.metrics.count(.idleTimeout)
+            logger.debug("closing an idle connection")
+            close(context: context)
+            return
+        }
+        scheduleIdleCheck(context: context)
+    }
+
     // MARK: Reading
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
         guard !closed, !closeWhenDrained else { return }
+        trafficSinceCheck = true
         received.append(bytes)
         processRequests(context: context)
     }
@@ -166,7 +208,19 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             // Whatever made the connection close (QUIT, a protocol error, an HTTP probe) discards the rest.
             if !closeWhenDrained && !closed { received.keep(buffer) }
         }
+        let memoEnabled = executor.memo.isEnabled
+        // Memo entries are checked for age against one reading of the clock per batch of requests.
+        let now = memoEnabled ? NIODeadline.now() : .uptimeNanoseconds(0)
         while !shouldPauseProcessing {
+            // A repeated request is looked up by its bytes before it is parsed (see ReplyMemo.Key).
+            var located: RESPFrame?
+            if memoEnabled && !parser.isMidRequest && machine.isReady {
+                located = RESPFrame.atFront(of: buffer)
+                if let frame = located, answerFromMemory(frame, in: &buffer, at: now) {
+                    if outbound.readableBytes >= 64 * 1024 { flushReplies(context: context) }
+                    continue
+                }
+            }
             let request: RESPRequest?
             do {
                 request = try parser.next(&buffer)
@@ -183,12 +237,15 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             }
             let command = executor.metrics.countRequest(request)
             // The clock is read only when a latency histogram is exported (`--metrics-port`).
-            let timing = command.latency.map { RequestTiming(histogram: $0, started: .now) }
+            let timing = command.latency.map { RequestTiming(histogram: $0, started: .now()) }
             let held = heldForPartialRequest
             heldForPartialRequest = 0
-            if machine.isReady, let reply = executor.memorisedReply(to: request) {
+            // A request written plainly was just looked up by its bytes; another (inline, say) is looked up now.
+            if memoEnabled && located == nil && machine.isReady,
+               let frame = executor.memorisedFrame(answering: ReplyMemo.Key(copying: request),
+                                                   resp3: machine.protocolVersion == 3, at: now) {
                 executor.metrics.releaseRequestBytes(held)
-                enqueue(reply)
+                enqueue(written: frame)
                 timing?.finish()
             } else {
                 let action = machine.received(request)
@@ -199,6 +256,26 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             }
             if outbound.readableBytes >= 64 * 1024 { flushReplies(context: context) }
         }
+    }
+
+    /// Answers the request `frame` locates at the front of `buffer` when the reply memo holds its reply, and
+    /// consumes its bytes; `false` (nothing consumed) when the memo does not hold it.
+    private func answerFromMemory(_ frame: RESPFrame, in buffer: inout ByteBuffer, at now: NIODeadline) -> Bool {
+        let started = executor.metrics.recordsLatency ? NIODeadline.now() : nil
+        let key = ReplyMemo.Key(borrowing: buffer.getSlice(at: buffer.readerIndex, length: frame.length)!,
+                                command: frame.command)
+        guard let reply = executor.memorisedFrame(answering: key, resp3: machine.protocolVersion == 3, at: now) else {
+            return false
+        }
+        let command = recentCommand.countRequest(
+            named: buffer.getSlice(at: buffer.readerIndex + frame.command.start, length: frame.command.length)!,
+            in: executor.metrics)
+        buffer.moveReaderIndex(forwardBy: frame.length)
+        executor.metrics.releaseRequestBytes(heldForPartialRequest)
+        heldForPartialRequest = 0
+        enqueue(written: reply)
+        if let started, let histogram = command.latency { RequestTiming(histogram: histogram, started: started).finish() }
+        return true
     }
 
     /// A request is arriving over several reads: take what it has declared so far from the server-wide
@@ -263,9 +340,20 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private func enqueue(_ value: RESPValue) {
         if case .error = value { executor.metrics.count(.errorReply) }
         if slots.isEmpty {
+            prepareOutbound()
             value.encode(into: &outbound, resp3: machine.protocolVersion == 3)
         } else {
             slots.append(.ready(value))
+        }
+    }
+
+    /// A memoised reply in wire form: written at once when nothing is ahead of it, else queued behind the slower ones.
+    private func enqueue(written frame: ByteBuffer) {
+        if slots.isEmpty {
+            prepareOutbound()
+            outbound.writeImmutableBuffer(frame)
+        } else {
+            slots.append(.written(frame))
         }
     }
 
@@ -287,23 +375,47 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         guard !closed else { return }
         if case .error = value { executor.metrics.count(.errorReply) }
         slots[index] = .ready(value)
-        while case .ready(let ready)? = slots.first {
-            ready.encode(into: &outbound, resp3: machine.protocolVersion == 3)
-            slots.removeFirst()
-            firstSequence += 1
-        }
+        writeReadySlots()
         resume(context: context)
     }
 
     // MARK: Writing
 
+    /// Encodes the replies at the front of the queue that are ready, in request order.
+    private func writeReadySlots() {
+        while let first = slots.first {
+            switch first {
+            case .waiting: return
+            case .ready(let value):
+                prepareOutbound()
+                value.encode(into: &outbound, resp3: machine.protocolVersion == 3)
+            case .written(let frame):
+                prepareOutbound()
+                outbound.writeImmutableBuffer(frame)
+            }
+            slots.removeFirst()
+            firstSequence += 1
+        }
+    }
+
+    /// Before encoding a reply: once every byte of `outbound` has been handed to the channel, start again at the
+    /// front of its storage (a fresh storage of the same size only while the channel still holds the old one).
+    private func prepareOutbound() {
+        if outbound.readableBytes == 0 && outbound.readerIndex > 0 { outbound.clear() }
+    }
+
     private func flushReplies(context: ChannelHandlerContext) {
         guard !closed else { return }
         if outbound.readableBytes > 0 {
             let bytes = outbound
-            // Sized like the last batch, so a pipelined batch does not regrow the buffer several times,
-            // but never kept larger than 64 KiB: one big reply must not leave an idle connection holding its size.
-            outbound = context.channel.allocator.buffer(capacity: min(max(1024, bytes.readableBytes), 64 * 1024))
+            trafficSinceCheck = true
+            // The storage is kept for the next replies (its size suits a pipelined batch), but never larger
+            // than 64 KiB: one big reply must not leave an idle connection holding its size.
+            if outbound.capacity > 64 * 1024 {
+                outbound = context.channel.allocator.buffer(capacity: 1024)
+            } else {
+                outbound.moveReaderIndex(to: outbound.writerIndex)
+            }
             if isFinishing && slots.isEmpty {
                 context.writeAndFlush(wrapOutboundOut(bytes)).assumeIsolated().whenComplete { [self] _ in
                     self.close(context: context)
@@ -319,14 +431,18 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private func close(context: ChannelHandlerContext) {
         guard !closed else { return }
         closed = true
+        idleCheck?.cancel()
+        idleCheck = nil
         context.close(promise: nil)
     }
 }
 
-/// When a request was read, for its command's latency histogram.
+/// When a request was read, for its command's latency histogram. `NIODeadline`, not `ContinuousClock.Instant`:
+/// a standard-library instant has no layout known at compile time, and an optional holding one cost a
+/// metadata lookup per request.
 struct RequestTiming {
     let histogram: DurationHistogram
-    let started: ContinuousClock.Instant
+    let started: NIODeadline
 
-    func finish() { histogram.record(ContinuousClock.now - started) }
+    func finish() { histogram.record(.nanoseconds((NIODeadline.now() - started).nanoseconds)) }
 }

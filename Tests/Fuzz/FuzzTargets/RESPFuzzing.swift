@@ -48,6 +48,7 @@ enum RESPFuzzing {
         let whole = parse(stream, chunkSize: max(stream.count, 1), limits: limits, authenticated: authenticated)
         let chunked = parse(stream, chunkSize: Int(control >> 2) + 1, limits: limits, authenticated: authenticated)
         FuzzTarget.check(whole == chunked, "a stream fed in chunks parsed differently from the same stream fed whole")
+        locatedFrameIsWhatTheParserReads(stream)
         for request in whole.requests {
             FuzzTarget.check(request.arguments.count <= (authenticated ? limits.maxArguments : limits.maxArgumentsBeforeAuth),
                              "a request has more arguments than the limit")
@@ -56,6 +57,29 @@ enum RESPFuzzing {
                 FuzzTarget.check(request.arguments.allSatisfy { $0.readableBytes <= cap }, "an argument is longer than the limit")
             }
         }
+    }
+
+    /// The server answers a memoised request by its bytes, located by ``RESPFrame`` without parsing: those bytes
+    /// must be exactly the request the parser reads from them (default limits), written back in multibulk form,
+    /// the command name where the frame says, or a memo key built from a parsed request would not find them.
+    static func locatedFrameIsWhatTheParserReads(_ stream: Data) {
+        var received = ByteBuffer()
+        received.writeBytes(stream)
+        guard let frame = RESPFrame.atFront(of: received) else { return }
+        var parser = RESPRequestParser()
+        var rest = received
+        guard let request = try? parser.next(&rest) else {
+            FuzzTarget.check(false, "a located request does not parse")
+            return
+        }
+        FuzzTarget.check(received.readableBytes - rest.readableBytes == frame.length,
+                         "the parser read another length than the located request's")
+        FuzzTarget.check(RESPValue.array(request.arguments.map(RESPValue.bulkString)).encoded
+                            == received.getSlice(at: received.readerIndex, length: frame.length),
+                         "a located request's bytes are not its arguments written back")
+        FuzzTarget.check(request.arguments.first
+                            == received.getSlice(at: received.readerIndex + frame.command.start, length: frame.command.length),
+                         "the located command name is not the first argument")
     }
 
     /// Every request of the stream through the command table, and spot commands through their handlers
