@@ -382,8 +382,9 @@ struct LocalSearch {
             """), arguments: [name]) == true
     }
 
-    /// Words each in this many places or more are ranked through ``rankedCommon(_:words:together:)``: bm25 costs
-    /// ~1.3 µs a place, so ranking this many costs about half of a 5 ms search.
+    /// Words each in this many places or more are ranked through ``rankedCommon(_:words:together:)`` (but when
+    /// together in ``fewTogether`` to this many): bm25 costs ~1.3 µs a place, so ranking this many costs about
+    /// half of a 5 ms search.
     static let commonMatches = 2_000
 
     /// Words each in ``commonMatches`` places or more but together in fewer than this many are ranked by reading
@@ -405,10 +406,11 @@ struct LocalSearch {
     /// directly, most important first. The others are known only by reading them, so when they are together in
     /// ``commonMatches`` places or more only the first ``candidatesRead`` the full-text index holds are read, to
     /// fill a page that names alone do not: a place that holds the words elsewhere in a name, in another name or
-    /// in its address may be missed, which is the price of a bounded search for words that say this little. Those are not ranked by bm25 either: it
-    /// first counts every row holding each word (~6 ms for "helsinki") to weigh the words, and the weight
-    /// of words this common says nothing. A main name holding every word counts as a full match ("52
-    /// aleksanterinkatu": the address point "Aleksanterinkatu 52"), any other place holding them as half of one.
+    /// in its address may be missed, which is the price of a bounded search for words that say this little.
+    /// Those are not ranked by bm25 either: it first counts every row holding each word (~6 ms for "helsinki")
+    /// to weigh the words, and the weight of words this common says nothing. A main name holding every word
+    /// counts as a full match ("52 aleksanterinkatu": the address point "Aleksanterinkatu 52"), any other place
+    /// holding them as half of one.
     private func rankedCommon(_ match: String, words matchWords: [String], together: Int) throws -> [Hit] {
         let typed = matchWords.joined(separator: " ")
         let readsAll = together < Self.commonMatches
