@@ -67,6 +67,13 @@ struct LocalSearch {
         var fuzzy = false
     }
 
+    /// The order hits are shown in: best score first, then the nearest, then in row order, so places that tie
+    /// (one object imported from two files, at one spot) come out in the same order whatever order the R*Tree
+    /// or the full-text index handed them over in.
+    static func ranksBefore(_ a: Hit, _ aDistance: Double, _ b: Hit, _ bDistance: Double) -> Bool {
+        (-a.score, aDistance, a.rowid) < (-b.score, bDistance, b.rowid)
+    }
+
     func search(segments: [[String]]) throws -> IndexSearchResult {
         let phrase = CategoryWords.find(in: words)
         var hits: [Hit] = []
@@ -259,7 +266,7 @@ struct LocalSearch {
                     return found.count >= limit
                 }
         }
-        found.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
+        found.sort { Self.ranksBefore($0.hit, $0.distance, $1.hit, $1.distance) }
         return found.map(\.hit)
     }
 
@@ -431,7 +438,7 @@ struct LocalSearch {
             hits.append((Hit(rowid: row.int64(0), score: score(relevance: wholeName || inMainName ? 1 : 0.5, wholeName: wholeName,
                                                                 importance: row.double(3), distance: distance)), distance))
         }
-        hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
+        hits.sort { Self.ranksBefore($0.hit, $0.distance, $1.hit, $1.distance) }
         return readsAll ? hits.prefix(candidatesRead).map(\.hit) : hits.map(\.hit)
     }
 
@@ -524,7 +531,7 @@ struct LocalSearch {
             hits.append((Hit(rowid: row[0], score: score(relevance: relevance, wholeName: wholeName, importance: row[4],
                                                           distance: distance)), distance))
         }
-        hits.sort { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.distance < $1.distance }
+        hits.sort { Self.ranksBefore($0.hit, $0.distance, $1.hit, $1.distance) }
         return hits.map(\.hit)
     }
 
@@ -634,9 +641,9 @@ struct LocalSearch {
         var importance: Double
     }
 
-    /// The page of members: nearest first, importance only between equally near ones.
+    /// The page of members: nearest first, importance only between equally near ones, then row order.
     private func nearestFirst(_ members: [Member]) -> [Hit] {
-        members.sorted { ($0.distance, -$0.importance) < ($1.distance, -$1.importance) }.prefix(limit).map {
+        members.sorted { ($0.distance, -$0.importance, $0.rowid) < ($1.distance, -$1.importance, $1.rowid) }.prefix(limit).map {
             Hit(rowid: $0.rowid, score: 1 + 1 / (1 + $0.distance / 1_000))
         }
     }
