@@ -51,9 +51,7 @@ extension PlaceIndexStore {
     /// A brand as compared: folded, with only its letters and digits, so "Robert's Coffee", "roberts coffee" and
     /// "ROBERTS-COFFEE" are one brand, as are "7-Eleven" and "7 eleven".
     public static func brandKey(_ text: String) -> String {
-        String(String.UnicodeScalarView(TextFolding.fold(text).unicodeScalars.filter {
-            $0.properties.isAlphabetic || $0.properties.numericType != nil
-        }))
+        String(String.UnicodeScalarView(TextFolding.fold(text).unicodeScalars.filter(SearchText.isWordScalar)))
     }
 
     /// The same key computed in SQL over an already folded column: the punctuation names carry, removed.

@@ -44,10 +44,7 @@ public final class PlaceIndexWriter {
         guard rebuildIndexes else { return }
         // FTS5's own rebuild reads the words of every row left; the R*Tree is packed from their positions.
         try db.execute(sql: "INSERT INTO place_fts (place_fts) VALUES ('rebuild')")
-        var entries: [PackedRTree.Entry] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT rowid, lat, lon FROM place")
-        while let row = try rows.next() { entries.append(PackedRTree.Entry(id: row[0], latitude: row[1], longitude: row[2])) }
-        try writeRTree(PackedRTree(entries, nodeSize: try rtreeNodeSize()))
+        try writeRTree(PackedRTree(try rtreeEntries(ofPlacesWhere: "TRUE"), nodeSize: try rtreeNodeSize()))
     }
 
     /// Ends an import of `source`: builds the R*Tree and full-text entries of every place it inserted,
@@ -94,11 +91,7 @@ public final class PlaceIndexWriter {
     /// (``PackedRTree``) and written as the rows of its shadow tables, which for a large import costs a
     /// fraction of inserting entry by entry.
     private func addToRTree(_ added: StatementArguments) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT rowid, lat, lon FROM place WHERE source = ? AND rowid >= ?", arguments: added)
-        var newEntries: [PackedRTree.Entry] = []
-        while let row = try rows.next() {
-            newEntries.append(PackedRTree.Entry(id: row[0], latitude: row[1], longitude: row[2]))
-        }
+        var newEntries = try rtreeEntries(ofPlacesWhere: "source = ? AND rowid >= ?", arguments: added)
         let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM place_rtree_rowid") ?? 0
         guard newEntries.count * 4 >= held else {
             let insert = try db.makeStatement(sql: "INSERT INTO place_rtree (id, min_lat, max_lat, min_lon, max_lon) VALUES (?, ?, ?, ?, ?)")
@@ -118,6 +111,15 @@ public final class PlaceIndexWriter {
         entries += newEntries
         newEntries = []
         try writeRTree(PackedRTree(entries, nodeSize: try rtreeNodeSize()))
+    }
+
+    /// The R*Tree entries of the places `condition` selects: each at its point, rounded as the R*Tree rounds.
+    private func rtreeEntries(ofPlacesWhere condition: String, arguments: StatementArguments = []) throws -> [PackedRTree.Entry] {
+        var entries: [PackedRTree.Entry] = []
+        try SQLiteRow.forEach(db.makeStatement(sql: "SELECT rowid, lat, lon FROM place WHERE \(condition)"), arguments: arguments) { row in
+            entries.append(PackedRTree.Entry(id: row.int64(0), latitude: row.double(1), longitude: row.double(2)))
+        }
+        return entries
     }
 
     /// The R*Tree's node size: the length of its root's blob, as SQLite's R*Tree module reads it.

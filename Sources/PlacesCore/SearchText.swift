@@ -23,19 +23,20 @@ public enum SearchText {
         return words
     }
 
-    /// Whether a folded scalar belongs to a word: a letter or a digit. Folded names are mostly Latin, whose
-    /// answers are looked up in a table; Unicode's property tables were most of the cost of cutting a
-    /// non-ASCII name into words.
-    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.value < UInt32(latinWordScalars.count) { return latinWordScalars[Int(scalar.value)] }
-        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    /// Whether a scalar belongs to a word: a letter or a digit (Unicode's `Alphabetic`, or any numeric type). The
+    /// one definition of the words of names, brands and records everywhere they are cut or compared. Folded text
+    /// is mostly Latin, whose answers are looked up in a table: Unicode's property tables were most of the cost
+    /// of cutting a non-ASCII name into words.
+    public static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < UInt32(latinWordScalars.count) ? latinWordScalars[Int(scalar.value)] : isLetterOrDigitByProperties(scalar)
+    }
+
+    private static func isLetterOrDigitByProperties(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil
     }
 
     /// ``isWordScalar(_:)`` of U+0000 to U+024F (Basic Latin to Latin Extended-B), by Unicode's properties.
-    private static let latinWordScalars: [Bool] = (0..<0x250).map { value in
-        let scalar = Unicode.Scalar(UInt32(value))!
-        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
-    }
+    private static let latinWordScalars: [Bool] = (0..<0x250).map { isLetterOrDigitByProperties(Unicode.Scalar(UInt32($0))!) }
 
     /// ``words(_:)`` for ASCII text, byte by byte: the same words (letters lower-cased, digits kept,
     /// apostrophes and backticks deleted, anything else a separator) without Unicode property lookups.

@@ -25,7 +25,7 @@ public enum PlaceNormalizer {
                 for letter in "and".unicodeScalars { emit(letter) }
                 pendingSpace = true
             default:
-                if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+                if SearchText.isWordScalar(scalar) {
                     emit(scalar)
                 } else {
                     pendingSpace = true
