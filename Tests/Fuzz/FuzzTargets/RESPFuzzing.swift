@@ -9,8 +9,8 @@ import SpotStore
 /// The server's input path without a socket: bytes → ``RESPRequestParser`` → ``CommandTable`` → `SPOT.*`.
 enum RESPFuzzing {
     /// Small limits, so the fuzzer reaches every "too big" branch with short inputs.
-    static let smallLimits = RESPLimits(maxInlineLength: 64, maxBulkLength: 48, maxArguments: 12,
-                                        maxArgumentsBeforeAuth: 3, maxBulkLengthBeforeAuth: 16)
+    static let smallLimits = RESPLimits(maxInlineLength: 64, maxBulkLength: 48, maxPayloadBulkLength: 96,
+                                        maxArguments: 12, maxArgumentsBeforeAuth: 3, maxBulkLengthBeforeAuth: 16)
 
     /// What a stream parsed to: its requests, then the error that ended it, if any.
     struct Outcome: Equatable {
@@ -53,10 +53,21 @@ enum RESPFuzzing {
             FuzzTarget.check(request.arguments.count <= (authenticated ? limits.maxArguments : limits.maxArgumentsBeforeAuth),
                              "a request has more arguments than the limit")
             if !request.isInline {
-                let cap = authenticated ? limits.maxBulkLength : limits.maxBulkLengthBeforeAuth
-                FuzzTarget.check(request.arguments.allSatisfy { $0.readableBytes <= cap }, "an argument is longer than the limit")
+                FuzzTarget.check(request.arguments.allSatisfy { $0.readableBytes <= longestArgument(of: request, limits, authenticated) },
+                                 "an argument is longer than the limit")
             }
         }
+    }
+
+    /// The longest argument `request` may carry, worked out here from the limits' documentation rather than asked of
+    /// the parser: the payload commands (`PING`, `ECHO`, any case) take ``RESPLimits/maxPayloadBulkLength`` after their
+    /// name, every other argument ``RESPLimits/maxBulkLength``; before AUTH nothing exceeds `maxBulkLengthBeforeAuth`.
+    static func longestArgument(of request: RESPRequest, _ limits: RESPLimits, _ authenticated: Bool) -> Int {
+        let asciiUpperCase = { (byte: UInt8) in (0x61...0x7A).contains(byte) ? byte - 0x20 : byte }
+        let name = request.arguments.first.map { String(decoding: $0.readableBytesView.map(asciiUpperCase), as: UTF8.self) }
+        let isPayloadCommand = request.arguments.count > 1 && name.map(limits.payloadCommands.contains) == true
+        let cap = isPayloadCommand ? max(limits.maxBulkLength, limits.maxPayloadBulkLength) : limits.maxBulkLength
+        return authenticated ? cap : min(cap, limits.maxBulkLengthBeforeAuth)
     }
 
     /// The server answers a memoised request by its bytes, located by ``RESPFrame`` without parsing: those bytes
