@@ -149,14 +149,22 @@ public final class SharedDatabase: Sendable {
         let endpoint = configuration.url.endpoint
         let limit = timeout ?? configuration.timeout
         do {
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await client.withConnection { connection in try await body(connection) } }
-                group.addTask {
-                    try await Task.sleep(for: limit)
-                    throw StorageUnavailable(endpoint: endpoint, reason: "no answer within \(limit.seconds) s")
+            return try await outcome(within: limit, else: { StorageUnavailable(endpoint: endpoint, reason: "no answer within \(limit.seconds) s") }) {
+                try await client.withConnection { connection in
+                    // postgres-nio's queries do not answer cancellation: against a server that stopped answering
+                    // (paused, its host gone) a timed-out request would hold its connection for ever. Closing the
+                    // connection fails what it runs. The lease goes back only once the pool has seen the close (with
+                    // TLS, up to NIOSSL's 5 s wait for the server's goodbye), or the next request would be handed
+                    // the closed connection; the caller has its answer by then.
+                    do {
+                        return try await withTaskCancellationHandler { try await body(connection) } onCancel: {
+                            let _: EventLoopFuture<Void> = connection.close()
+                        }
+                    } catch {
+                        if Task.isCancelled { try? await connection.closeFuture.get() }
+                        throw error
+                    }
                 }
-                defer { group.cancelAll() }
-                return try await group.next()!
             }
         } catch {
             throw PostgresErrors.classify(error, endpoint: endpoint)
