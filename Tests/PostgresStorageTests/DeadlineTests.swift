@@ -63,4 +63,19 @@ struct DeadlineTests {
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
     }
+
+    @Test func anObjectionEndsTheWaitWithItsError() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        await #expect(throws: CocoaError.self) {
+            try await outcome(within: .seconds(600), else: { Expired() }, unless: { CocoaError(.fileReadNoPermission) }) { () async -> Int in
+                await gate.pass()
+                return 1
+            }
+        }
+    }
+
+    @Test func anObjectionWithoutAnErrorLeavesTheAnswer() async throws {
+        #expect(try await outcome(within: .seconds(600), else: { Expired() }, unless: { nil }) { 7 } == 7)
+    }
 }

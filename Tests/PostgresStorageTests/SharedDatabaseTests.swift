@@ -25,4 +25,34 @@ import Testing
         let answer = try await database.rows("SELECT 42", timeout: testTimeout).first?.decode(Int.self)
         #expect(answer == 42)
     }
+
+    /// A server that refuses connections is reported with its reason when the first attempt fails, not as "no answer"
+    /// once the timeout has passed (postgres-nio's pool keeps retrying and keeps the request waiting).
+    @Test(arguments: [
+        ("postgres://places@127.0.0.1:1/places", "connection refused"),
+        ("ROLE", #"role "nobody_here" does not exist"#),
+        ("DATABASE", #"database "no_such_database" does not exist"#),
+    ])
+    func aServerThatRefusesTheConnectionIsReportedWithItsReasonAtOnce(url text: String, reason: String) async throws {
+        var url = try await PostgresTestCluster.freshDatabase()
+        switch text {
+        case "ROLE": url.user = "nobody_here"
+        case "DATABASE": url.database = "no_such_database"
+        default: url = try PostgresURL(parsing: text)
+        }
+        let database = try SharedDatabase(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: testTimeout))
+        defer { database.close() }
+        let clock = ContinuousClock()
+        let started = clock.now
+        // The next request too, while the pool waits out its backoff before trying again.
+        for _ in 1...2 {
+            await #expect {
+                _ = try await database.rows("SELECT 1")
+            } throws: { error in
+                (error as? StorageUnavailable)?.description == "storage unavailable: PostgreSQL at \(url.endpoint): \(reason)"
+            }
+        }
+        // Far under the 300 s timeout: the requests did not wait for it.
+        #expect(clock.now - started < .seconds(60))
+    }
 }
