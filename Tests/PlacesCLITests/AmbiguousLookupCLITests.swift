@@ -43,9 +43,9 @@ import Testing
     @Test func anAmbiguousNameIsANotSureAnswerListingThePlacesWithoutAPaidCall() async throws {
         let (cli, nominatim, google) = try await homeWithKalmariUpstreams()
         let environment = ["GOOGLE_PLACES_API_KEY": FakeRoutes.testKey]
-        let table = try cli.run(arguments: ["lookup", "Kalmari", "--near", "60.17210,24.94500"], environment: environment)
-        let json = try cli.run(arguments: ["lookup", "Kalmari", "--near", "60.17210,24.94500", "--json"], environment: environment)
-        let paying = try cli.run(arguments: ["lookup", "Kalmari", "--near", "60.17210,24.94500", "--pay-when-ambiguous", "--json"],
+        let table = try await cli.run(arguments: ["lookup", "Kalmari", "--near", "60.17210,24.94500"], environment: environment)
+        let json = try await cli.run(arguments: ["lookup", "Kalmari", "--near", "60.17210,24.94500", "--json"], environment: environment)
+        let paying = try await cli.run(arguments: ["lookup", "Kalmari", "--near", "60.17210,24.94500", "--pay-when-ambiguous", "--json"],
                                  environment: environment)
         await nominatim.shutdown()
         await google.shutdown()
@@ -74,9 +74,9 @@ import Testing
         let batch = cli.home.appendingPathComponent("batch.csv")
         try Data("id,name,lat,lon\nk1,Kalmari,60.17210,24.94500\n".utf8).write(to: batch)
         let environment = ["GOOGLE_PLACES_API_KEY": FakeRoutes.testKey]
-        let unpaid = try cli.run(arguments: ["lookup", "--batch", batch.path], environment: environment)
+        let unpaid = try await cli.run(arguments: ["lookup", "--batch", batch.path], environment: environment)
         let callsAfterUnpaid = google.requests.filter { $0.path.contains("searchText") }.count
-        let paying = try cli.run(arguments: ["lookup", "--batch", batch.path, "--pay-when-ambiguous"], environment: environment)
+        let paying = try await cli.run(arguments: ["lookup", "--batch", batch.path, "--pay-when-ambiguous"], environment: environment)
         let callsAfterPaying = google.requests.filter { $0.path.contains("searchText") }.count
         await nominatim.shutdown()
         await google.shutdown()

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackSocket
 import ScratchDirectory
 import Testing
 
@@ -58,6 +59,18 @@ struct CLIHarness {
     @discardableResult
     func run(_ arguments: String..., environment extra: [String: String] = [:], stdin: Data? = nil) throws -> Result {
         try run(arguments: arguments, environment: extra, stdin: stdin)
+    }
+
+    /// The same run for async tests, waited for on a thread of its own: waiting on one of Swift's cooperative threads
+    /// (two on a 2-core machine) holds up every other suite's async work for as long as `places` runs, and a loaded
+    /// full run starved for minutes that way.
+    @discardableResult
+    func run(_ arguments: String..., environment extra: [String: String] = [:], stdin: Data? = nil) async throws -> Result {
+        try await run(arguments: arguments, environment: extra, stdin: stdin)
+    }
+
+    func run(arguments: [String], environment extra: [String: String] = [:], stdin: Data? = nil) async throws -> Result {
+        try await offPool { try self.run(arguments: arguments, environment: extra, stdin: stdin) }
     }
 
     /// `places ARGS` ran past the harness's limit and was killed: a hang, reported as a failure instead of a test run

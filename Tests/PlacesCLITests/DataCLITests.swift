@@ -83,8 +83,8 @@ import Testing
     @Test func listNamesTheRegionsOfTheIndexAndTheGeoNamesDumps() async throws {
         let fake = try await Self.geofabrik(Behaviour())
         let cli = try CLIHarness.fresh()
-        let table = try cli.run("data", "list", environment: Self.environment(fake))
-        let filtered = try cli.run("data", "list", "helsinki", "--json", environment: Self.environment(fake))
+        let table = try await cli.run("data", "list", environment: Self.environment(fake))
+        let filtered = try await cli.run("data", "list", "helsinki", "--json", environment: Self.environment(fake))
         await fake.shutdown()
         #expect(table.status == 0, "\(table.stderr)")
         #expect(table.stdoutText.contains("helsinki"))
@@ -100,7 +100,7 @@ import Testing
         behaviour.cut(after: 200_000, firstOnly: true)
         let fake = try await Self.geofabrik(behaviour)
         let cli = try CLIHarness.fresh()
-        let result = try cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
+        let result = try await cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
         await fake.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
         let downloads = fake.requests.filter { $0.path == Self.pbfPath }
@@ -116,7 +116,7 @@ import Testing
         #expect(kept == Self.extract)
         #expect((try Self.indexedFiles(cli)["helsinki-latest.osm.pbf"] ?? 0) > 1_000)
         // A place only the extract holds is found.
-        let search = try cli.run("search", "Maya Bar", "--near", "60.1721,24.9450", "--json")
+        let search = try await cli.run("search", "Maya Bar", "--near", "60.1721,24.9450", "--json")
         #expect(search.stdoutText.contains("Maya Bar"), "\(search.stderr)")
     }
 
@@ -125,7 +125,7 @@ import Testing
         behaviour.cut(after: 100_000, firstOnly: false)
         let fake = try await Self.geofabrik(behaviour)
         let cli = try CLIHarness.fresh()
-        let failed = try cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
+        let failed = try await cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
         #expect(failed.status != 0)
         let lines = failed.stderr.split(separator: "\n").filter { !$0.contains("resuming") }
         #expect(lines.count == 1, "\(failed.stderr)")
@@ -135,7 +135,7 @@ import Testing
         #expect(kept > 0 && kept <= 300_000, "three attempts of at most 100000 bytes each: \(kept)")
 
         behaviour.cut(after: nil, firstOnly: true)
-        let resumed = try cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
+        let resumed = try await cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
         await fake.shutdown()
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(fake.requests.last { $0.path == Self.pbfPath }?.header("Range") == "bytes=\(kept)-")
@@ -149,7 +149,7 @@ import Testing
         let fake = try await Self.geofabrik(behaviour)
         let cli = try CLIHarness.fresh()
         let before = try Self.indexedFiles(cli)
-        let result = try cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
+        let result = try await cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
         await fake.shutdown()
         #expect(result.status != 0)
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
@@ -165,9 +165,9 @@ import Testing
     @Test func updateDownloadsOnlyWhenThePublishedSumChanged() async throws {
         let fake = try await Self.geofabrik(Behaviour())
         let cli = try CLIHarness.fresh()
-        let fetched = try cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
+        let fetched = try await cli.run("data", "fetch", "helsinki", environment: Self.environment(fake))
         #expect(fetched.status == 0, "\(fetched.stderr)")
-        let update = try cli.run("data", "update", environment: Self.environment(fake))
+        let update = try await cli.run("data", "update", environment: Self.environment(fake))
         await fake.shutdown()
         #expect(update.status == 0, "\(update.stderr)")
         #expect(update.stderr.contains("helsinki is up to date"), "\(update.stderr)")
@@ -177,7 +177,7 @@ import Testing
     @Test func anUnknownRegionSaysWhereToLook() async throws {
         let fake = try await Self.geofabrik(Behaviour())
         let cli = try CLIHarness.fresh()
-        let result = try cli.run("data", "fetch", "hels", environment: Self.environment(fake))
+        let result = try await cli.run("data", "fetch", "hels", environment: Self.environment(fake))
         await fake.shutdown()
         #expect(result.status != 0)
         #expect(result.stderr.contains("unknown region 'hels' (did you mean 'helsinki'?)"), "\(result.stderr)")

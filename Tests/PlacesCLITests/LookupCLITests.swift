@@ -120,7 +120,7 @@ import Testing
         let cli = try CLIHarness.fresh()
         let fake = try await failingYelp(cli)
         // The index is built first: a first-run build inside the server can outlast the wait for "listening" on a busy machine.
-        #expect(try cli.run("reverse", "60.17,24.94").status == 0)
+        #expect(try await cli.run("reverse", "60.17,24.94").status == 0)
         let server = try RunningServer.start(cli, environment: ["YELP_API_KEY": FakeRoutes.testKey])
         defer { server.kill() }
         let port = String(server.port)

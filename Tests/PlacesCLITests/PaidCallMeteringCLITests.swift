@@ -61,13 +61,13 @@ import Testing
         let cli = try home(fake, dailyUSD: "0.05")
         var names: [String?] = []
         for _ in 1...3 {
-            let result = try cli.run(arguments: ["search"] + Self.blueBottle + ["--provider", "google", "--json"],
+            let result = try await cli.run(arguments: ["search"] + Self.blueBottle + ["--provider", "google", "--json"],
                                      environment: Self.key)
             #expect(result.status == 0, "\(result.stderr)")
             names.append((try result.json() as? [[String: Any]])?.first?["name"] as? String)
         }
         // Another question needs another call, which the $0.05 limit refuses before anything is sent.
-        let refused = try cli.run("search", "Sightglass Coffee", "--near", "37.7763,-122.4232", "--provider", "google",
+        let refused = try await cli.run("search", "Sightglass Coffee", "--near", "37.7763,-122.4232", "--provider", "google",
                                   environment: Self.key)
         await fake.shutdown()
         #expect(names == ["Blue Bottle Coffee", "Blue Bottle Coffee", "Blue Bottle Coffee"])
@@ -89,7 +89,7 @@ import Testing
         ]
         for round in 1...2 {
             for command in commands {
-                let result = try cli.run(arguments: command, environment: Self.key)
+                let result = try await cli.run(arguments: command, environment: Self.key)
                 #expect(result.status == 0, "round \(round) \(command[0]): \(result.stderr)")
             }
         }
@@ -105,7 +105,7 @@ import Testing
         let fake = try await FakeUpstream.start(handler: FakeRoutes.google())
         let cli = try home(fake)
         // `lookup` pays once; every other path asks the same question the same way, so the cache answers.
-        let lookup = try cli.run(arguments: ["lookup"] + Self.blueBottle + ["--json"], environment: Self.key)
+        let lookup = try await cli.run(arguments: ["lookup"] + Self.blueBottle + ["--json"], environment: Self.key)
         #expect(lookup.status == 0, "\(lookup.stderr)")
         let answer = try #require(try lookup.json() as? [String: Any])
         #expect(answer["name"] as? String == "Blue Bottle Coffee")
@@ -114,16 +114,16 @@ import Testing
 
         let batch = cli.home.appendingPathComponent("rows.csv")
         try Data("id,name,lat,lon\n1,Blue Bottle Coffee,37.7763,-122.4232\n".utf8).write(to: batch)
-        let batched = try cli.run("lookup", "--batch", batch.path, environment: Self.key)
+        let batched = try await cli.run("lookup", "--batch", batch.path, environment: Self.key)
         #expect(batched.status == 0, "\(batched.stderr)")
         #expect(batched.stderr.contains("cache hits: 1"), "\(batched.stderr)")
 
-        let added = try cli.run(arguments: ["spots", "add", "--lookup"] + Self.blueBottle + ["--json"], environment: Self.key)
+        let added = try await cli.run(arguments: ["spots", "add", "--lookup"] + Self.blueBottle + ["--json"], environment: Self.key)
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stderr.contains("from cache"), "\(added.stderr)")
         #expect(fake.requests.count == 1, "\(fake.requests.map(\.uri))")
         // A refresh asks with what the snapshot knows (its address), a new question: one more metered call.
-        let refreshed = try cli.run("spots", "refresh", "--all", "--json", environment: Self.key)
+        let refreshed = try await cli.run("spots", "refresh", "--all", "--json", environment: Self.key)
         #expect(refreshed.status == 0, "\(refreshed.stderr)")
         #expect(fake.requests.count == 2, "\(fake.requests.map(\.uri))")
 
@@ -154,7 +154,7 @@ import Testing
         let details = ["DETAILS", "google:\(FakeFixtures.googlePlaceID)"]
         let refusing = try await FakeUpstream.start(handler: FakeRoutes.google())
         let poor = try home(refusing, dailyUSD: "0.001")
-        #expect(try poor.run("reverse", "60.17,24.94").status == 0)  // the index is built before the server starts
+        #expect(try await poor.run("reverse", "60.17,24.94").status == 0)  // the index is built before the server starts
         let server = try RunningServer.start(poor, environment: Self.key)
         defer { server.kill() }
         let refused = try ServeCLITests.run(redisCLI, ["-p", String(server.port)] + details)
@@ -165,7 +165,7 @@ import Testing
 
         let failing = try await FakeUpstream.start { _ in .serverError(503) }
         let unlucky = try home(failing)
-        #expect(try unlucky.run("reverse", "60.17,24.94").status == 0)
+        #expect(try await unlucky.run("reverse", "60.17,24.94").status == 0)
         let second = try RunningServer.start(unlucky, environment: Self.key)
         defer { second.kill() }
         let failed = try ServeCLITests.run(redisCLI, ["-p", String(second.port)] + details)
@@ -179,7 +179,7 @@ import Testing
     @Test func aLookupTheBudgetRefusesSendsNothingAndSaysSo() async throws {
         let fake = try await FakeUpstream.start(handler: FakeRoutes.google())
         let cli = try home(fake, dailyUSD: "0.01")
-        let result = try cli.run(arguments: ["lookup"] + Self.blueBottle + ["--json"], environment: Self.key)
+        let result = try await cli.run(arguments: ["lookup"] + Self.blueBottle + ["--json"], environment: Self.key)
         await fake.shutdown()
         #expect(fake.requests.isEmpty)
         let answer = try #require(try result.json() as? [String: Any], "\(result.stderr)")

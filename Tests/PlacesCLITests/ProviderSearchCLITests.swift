@@ -13,7 +13,7 @@ import Testing
         let fake = try await FakeUpstream.start(handler: FakeRoutes.google(validator: try GoogleDiscoveryValidator()))
         let cli = try CLIHarness.fresh()
         try configure(cli, baseURL: fake.baseURL)
-        let result = try cli.run(
+        let result = try await cli.run(
             "search", "Blue Bottle Coffee", "--near", "37.7763,-122.4232", "--provider", "google", "--json",
             environment: ["GOOGLE_PLACES_API_KEY": FakeRoutes.testKey])
         await fake.shutdown()
@@ -32,7 +32,7 @@ import Testing
         let cli = try CLIHarness.fresh()
         try configure(cli, baseURL: fake.baseURL)
         let wrongKey = "AIzaWRONG-key-0123456789"
-        let result = try cli.run(
+        let result = try await cli.run(
             "search", "Blue Bottle Coffee", "--provider", "google", "--json",
             environment: ["GOOGLE_PLACES_API_KEY": wrongKey])
         await fake.shutdown()

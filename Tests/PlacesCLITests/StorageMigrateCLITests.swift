@@ -9,15 +9,15 @@ struct StorageMigrateCLITests {
     @Test func aHomesSpotsAndVisitsMoveOnceAndReadBackTheSame() async throws {
         let url = try await PostgresTestCluster.freshDatabase("migrate").description
         let cli = try CLIHarness.fresh()
-        #expect(try cli.run("spots", "add", "--at", "60.1700,24.9522", "--name", "Helsinki Cathedral", "--no-address", "--tag", "sights").status == 0)
-        #expect(try cli.run("spots", "add", "--at", "60.1675,24.9525", "--name", "Market Square", "--no-address").status == 0)
-        #expect(try cli.run("spots", "log", "--at", "60.1675,24.9525", "--note", "Salmon soup", "--time", "2026-05-01T12:00:00+03:00").status == 0)
+        #expect(try await cli.run("spots", "add", "--at", "60.1700,24.9522", "--name", "Helsinki Cathedral", "--no-address", "--tag", "sights").status == 0)
+        #expect(try await cli.run("spots", "add", "--at", "60.1675,24.9525", "--name", "Market Square", "--no-address").status == 0)
+        #expect(try await cli.run("spots", "log", "--at", "60.1675,24.9525", "--note", "Salmon soup", "--time", "2026-05-01T12:00:00+03:00").status == 0)
 
-        let first = try cli.run("storage", "migrate", "--to", url)
+        let first = try await cli.run("storage", "migrate", "--to", url)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdoutText.contains("spots: 2 copied, 0 already there"), "\(first.stdoutText)")
         #expect(first.stdoutText.contains("visits: 1 copied, 0 already there"), "\(first.stdoutText)")
-        let second = try cli.run("storage", "migrate", "--to", url)
+        let second = try await cli.run("storage", "migrate", "--to", url)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdoutText.contains("spots: 0 copied, 2 already there"), "\(second.stdoutText)")
         #expect(second.stdoutText.contains("visits: 0 copied, 1 already there"), "\(second.stdoutText)")
@@ -25,9 +25,9 @@ struct StorageMigrateCLITests {
         // Another home pointed at the database lists the same spots and visits, byte for byte.
         let shared = try CLIHarness.fresh()
         for command in [["spots", "list", "--json"], ["spots", "visits", "--json"]] {
-            let moved = try shared.run(arguments: command, environment: ["PLACES_DATABASE_URL": url])
+            let moved = try await shared.run(arguments: command, environment: ["PLACES_DATABASE_URL": url])
             #expect(moved.status == 0, "\(moved.stderr)")
-            #expect(moved.stdout == (try cli.run(arguments: command)).stdout, "\(command)")
+            #expect(moved.stdout == (try await cli.run(arguments: command)).stdout, "\(command)")
         }
     }
 

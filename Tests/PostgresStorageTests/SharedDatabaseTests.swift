@@ -15,13 +15,13 @@ import Testing
         let clock = ContinuousClock()
         let started = clock.now
         await #expect {
-            _ = try await database.rows("SELECT pg_sleep(120)", timeout: .seconds(1))
+            _ = try await database.rows("SELECT pg_sleep(600)", timeout: .seconds(1))
         } throws: { error in
             (error as? StorageUnavailable)?.description
                 .hasPrefix("storage unavailable: PostgreSQL at \(url.endpoint): no answer within 1 s") == true
         }
-        // Far under the statement's 120 s, however loaded the machine: the request did not wait for the server.
-        #expect(clock.now - started < .seconds(60))
+        // Far under the statement's 600 s, however loaded the machine: the request did not wait for the server.
+        #expect(clock.now - started < .seconds(300))
         let answer = try await database.rows("SELECT 42", timeout: testTimeout).first?.decode(Int.self)
         #expect(answer == 42)
     }
@@ -42,8 +42,7 @@ import Testing
         }
         let database = try SharedDatabase(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: testTimeout))
         defer { database.close() }
-        let clock = ContinuousClock()
-        let started = clock.now
+        // The reason comes only from the connection opened to learn it: waiting out the timeout says "no answer".
         // The next request too, while the pool waits out its backoff before trying again.
         for _ in 1...2 {
             await #expect {
@@ -52,8 +51,6 @@ import Testing
                 (error as? StorageUnavailable)?.description == "storage unavailable: PostgreSQL at \(url.endpoint): \(reason)"
             }
         }
-        // Far under the 300 s timeout: the requests did not wait for it.
-        #expect(clock.now - started < .seconds(60))
     }
 
     /// A listening connection that goes silent (the proxy between passes nothing and closes nothing, as a NAT that
@@ -76,8 +73,8 @@ import Testing
         defer { listener.cancel() }
         for await _ in listening { break }
         proxy.goSilent()
-        struct StillListeningAfterTwoMinutes: Error {}
-        let ended = try await outcome(within: .seconds(120), else: { StillListeningAfterTwoMinutes() }) { await listener.result }
+        struct StillListeningAfterFiveMinutes: Error {}
+        let ended = try await outcome(within: .seconds(300), else: { StillListeningAfterFiveMinutes() }) { await listener.result }
         #expect(throws: StorageUnavailable.self) { try ended.get() }
     }
 }
