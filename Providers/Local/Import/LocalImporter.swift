@@ -172,11 +172,15 @@ public struct LocalImporter: Sendable {
             }
             var phonesAwaitingFileCountry: [(placeID: String, raw: String)] = []
             // What each object's tags make of it is worked out on the decoding threads; this one places it.
+            // Node positions arrive in runs: only nodes whose tags may make something are elements.
             try reader.forEachElement(progress: { read, total in
                 progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
-            }, keepingTagsWhere: OSMPlaceExtractor.readsTag, preparing: OSMPlaceExtractor.tagged) { element, tagged in
+            }, selectingTags: OSMPlaceExtractor.tagSelection, nodePositions: { positions in
+                summary.nodesRead += positions.ids.count
+                extractor.record(positions)
+            }, preparing: OSMPlaceExtractor.tagged) { element, tagged in
                 switch element {
-                case .node: summary.nodesRead += 1
+                case .node: break  // counted with the positions
                 case .way: summary.waysRead += 1
                 case .relation: summary.relationsRead += 1
                 }
