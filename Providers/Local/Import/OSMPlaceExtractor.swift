@@ -211,9 +211,12 @@ struct OSMPlaceExtractor {
     /// Every other name of an object, each once (compared folded), without its main name. Tags holding
     /// several names separate them with `;`.
     static func alternateNames(_ tags: [String: String], name: String) -> [String] {
+        let keys = tags.keys.filter { $0.hasPrefix("name:") || alternateNameKeys.contains($0) }
+        // Most objects have no other name: their main name's words are not needed.
+        guard !keys.isEmpty else { return [] }
         var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
         var names: [String] = []
-        for key in tags.keys.filter({ $0.hasPrefix("name:") || alternateNameKeys.contains($0) }).sorted() {
+        for key in keys.sorted() {
             guard let value = tags[key] else { continue }
             for part in value.split(separator: ";") {
                 let alternate = part.trimmedOfSpaces
