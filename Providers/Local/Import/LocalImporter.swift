@@ -183,36 +183,39 @@ public struct LocalImporter: Sendable {
                 candidates.cancel()
                 readingEnded.wait()
             }
-            var read: ExtractRead?
-            while read == nil {
-                switch try candidates.next() {
-                case .ended(let ending): read = ending
-                case .batch(let batch):
-                    for var candidate in batch {
-                        if let raw = candidate.rawPhone {
-                            var region = candidate.place.address?.countryCode
-                            if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
-                            if let region {
-                                candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region) ?? raw
-                            } else {
-                                phonesAwaitingFileCountry.append((candidate.place.id.description, raw))
+            /// Inserts what the reading thread hands over, until it has read the whole extract.
+            func insertHandedOver() throws -> ExtractRead {
+                while true {
+                    switch try candidates.next() {
+                    case .ended(let read): return read
+                    case .batch(let batch):
+                        for var candidate in batch {
+                            if let raw = candidate.rawPhone {
+                                var region = candidate.place.address?.countryCode
+                                if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
+                                if let region {
+                                    candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region) ?? raw
+                                } else {
+                                    phonesAwaitingFileCountry.append((candidate.place.id.description, raw))
+                                }
                             }
+                            switch candidate.kind {
+                            case .poi: summary.placesIndexed += 1
+                            case .address: summary.addressPointsIndexed += 1
+                            }
+                            try inserts.add(candidate) { try writer.insert($0) }
                         }
-                        switch candidate.kind {
-                        case .poi: summary.placesIndexed += 1
-                        case .address: summary.addressPointsIndexed += 1
-                        }
-                        try inserts.add(candidate) { try writer.insert($0) }
                     }
                 }
             }
-            summary.nodesRead = read!.nodes
-            summary.waysRead = read!.ways
-            summary.relationsRead = read!.relations
+            let read = try insertHandedOver()
+            summary.nodesRead = read.nodes
+            summary.waysRead = read.ways
+            summary.relationsRead = read.relations
             try inserts.finish { try writer.insert($0) }
             try writer.finishSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0,
                                     addressPoints: summary.addressPointsIndexed, fingerprint: try Self.fingerprint(of: url))
-            let fileCountry = read!.countryVotes.max { $0.value < $1.value }?.key
+            let fileCountry = read.countryVotes.max { $0.value < $1.value }?.key
             for (placeID, raw) in phonesAwaitingFileCountry {
                 if let phone = PhoneNumber.e164(raw, defaultRegion: fileCountry), phone != raw {
                     try writer.replacePhone(ofPlace: placeID, with: phone)
