@@ -188,13 +188,13 @@ public struct OSMPBFReader: Sendable {
                                          preparing prepare: (OSMElement) -> Prepared) throws(InputError) -> DecodedBlock<Prepared> {
         let payload = try payload(of: block, in: bytes, fileName: fileName)
         var decoded = DecodedBlock<Prepared>()
-        let nodes = separateNodes ? PrimitiveBlockDecoder.NodeColumns() : nil
+        var nodes = separateNodes ? PrimitiveBlockDecoder.NodeColumns() : nil
         do {
             try payload.withUnsafeBytes { raw in
-                try PrimitiveBlockDecoder.decode(raw, selecting: selection, nodes: nodes) { element in
+                try PrimitiveBlockDecoder.decode(raw, selecting: selection, nodes: &nodes) { element, positionsSoFar in
                     decoded.elements.append(element)
                     decoded.prepared.append(prepare(element))
-                    if let nodes { decoded.nodesBefore.append(nodes.ids.count) }
+                    if separateNodes { decoded.nodesBefore.append(positionsSoFar) }
                 }
             }
         } catch let error as ProtobufError {
