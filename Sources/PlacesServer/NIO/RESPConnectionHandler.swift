@@ -29,6 +29,8 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     }
 
     private let executor: CommandExecutor
+    /// Where this connection's event loop answers the calls it answers itself (``BackendCall/Work/now(_:)``).
+    private let loopReads: LoopReads
     private let configuration: ServerConfiguration
     private var logger: Logger
     private var parser: RESPRequestParser
@@ -60,8 +62,9 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private var idleCheck: Scheduled<Void>?
     private var recentCommand = ServerMetrics.RecentCommand()
 
-    init(executor: CommandExecutor, configuration: ServerConfiguration, logger: Logger) {
+    init(executor: CommandExecutor, loopReads: LoopReads, configuration: ServerConfiguration, logger: Logger) {
         self.executor = executor
+        self.loopReads = loopReads
         self.configuration = configuration
         self.logger = logger
         self.parser = RESPRequestParser(limits: configuration.limits, isAuthenticated: configuration.password == nil)
@@ -317,7 +320,13 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         case .execute(let call):
             let memoKey = call.memoisation != .never ? request.map(ReplyMemo.Key.init(copying:)) : nil
             let executor = self.executor
-            startAsync(holding: held, timing: timing, context: context) { await executor.reply(call, memoKey: memoKey) }
+            if case .now(let answer) = call.work {
+                answerOnLoop(holding: held, timing: timing, memoKey: memoKey, context: context) {
+                    executor.replyNow(call, answering: answer, memoKey: memoKey)
+                }
+            } else {
+                startAsync(holding: held, timing: timing, context: context) { await executor.reply(call, memoKey: memoKey) }
+            }
         case .report(let sections, let json):
             let executor = self.executor
             startAsync(holding: held, timing: timing, context: context) { await executor.report(sections: sections, json: json) }
@@ -364,6 +373,17 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         let promise = context.eventLoop.makePromise(of: RESPValue.self)
         promise.completeWithTask(body)
         promise.futureResult.assumeIsolated().whenSuccess { [self] value in
+            timing?.finish()
+            self.complete(sequence: sequence, with: value, context: context)
+        }
+    }
+
+    /// A call this event loop answers itself, once it has read what is ready (``LoopReads``): no task, no thread hop.
+    private func answerOnLoop(holding held: Int, timing: RequestTiming?, memoKey: ReplyMemo.Key?,
+                              context: ChannelHandlerContext, _ compute: @escaping () -> RESPValue) {
+        let sequence = firstSequence + slots.count
+        slots.append(.waiting(heldBytes: held))
+        loopReads.answer(memoKey, computing: compute) { [self] value in
             timing?.finish()
             self.complete(sequence: sequence, with: value, context: context)
         }

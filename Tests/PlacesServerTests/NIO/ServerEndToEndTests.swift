@@ -307,6 +307,33 @@ import Testing
         try await server.stop()
     }
 
+    @Test func identicalLoopReadsReadTogetherShareOneAnswer() async throws {
+        let server = try await TestServer.start(memo: ReplyMemo(capacity: 0))
+        let client = try RawClient(port: server.port)
+        // One write, so one read of the event loop: its three DETAILS are answered after it, the identical two by one call.
+        try client.send("DETAILS geonames:658225\r\nDETAILS osm:node/9\r\ndetails geonames:658225\r\n")
+        let replies = try await client.replies(3)
+        #expect(replies[0].text?.contains("Helsinki") == true)
+        #expect(replies[1] == .null)
+        #expect(replies[2] == replies[0])
+        #expect(server.server.metrics.snapshot.backendCalls == 2)
+        try await server.stop()
+    }
+
+    @Test func loopReadsAndTasksAnswerInRequestOrder() async throws {
+        let server = try await TestServer.start(memo: ReplyMemo(capacity: 0))
+        let client = try RawClient(port: server.port)
+        // A task's search, then reads the event loop answers itself (one failing): replies in request order.
+        try client.send("SEARCH helsinki\r\nDETAILS geonames:0\r\nDETAILS osm:node/2486473580\r\nSEARCH maya\r\n")
+        let replies = try await client.replies(4)
+        #expect(replies[0].text?.contains("Helsinki") == true)
+        #expect(replies[1] == .error("ERR DETAILS failed: the index is being rebuilt"))
+        #expect(replies[2].text?.contains("Maya Bar") == true)
+        #expect(replies[3].text?.contains("Maya Bar") == true)
+        #expect(server.server.metrics.snapshot.errorReplies == 1)
+        try await server.stop()
+    }
+
     @Test func withTheMemoOffEveryReadReachesTheBackend() async throws {
         let server = try await TestServer.start(memo: ReplyMemo(capacity: 0))
         let client = try RawClient(port: server.port)
