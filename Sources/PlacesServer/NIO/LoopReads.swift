@@ -19,6 +19,17 @@ final class LoopReads {
         self.loop = loop
     }
 
+    /// Whether no answer is waiting to be computed: then a received request need not be looked up by its bytes.
+    var isIdle: Bool { waiting.isEmpty }
+
+    /// Whether an answer for a request identical to `key`'s is waiting to be computed.
+    func isScheduled(_ key: ReplyMemo.Key) -> Bool { waiting[key] != nil }
+
+    /// Hands `reply` the answer already scheduled for a request identical to `key`'s; `false` when none is.
+    func join(_ key: ReplyMemo.Key, then reply: @escaping (RESPValue) -> Void) -> Bool {
+        waiting[key]?.append(reply) != nil
+    }
+
     /// Answers `compute` after the loop has read what is ready now, and hands the reply to `reply` on the loop.
     /// - Parameter key: the request as memo key: identical requests read before the answer is computed share it;
     ///   `nil` (a call that must not be shared) computes on its own.
@@ -28,7 +39,7 @@ final class LoopReads {
             loop.execute { reply(compute()) }
             return
         }
-        if waiting[key]?.append(reply) != nil { return }
+        if join(key, then: reply) { return }
         waiting[key] = [reply]
         loop.execute { [self] in
             let value = compute()

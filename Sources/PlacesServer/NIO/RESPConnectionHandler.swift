@@ -215,11 +215,13 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         // Memo entries are checked for age against one reading of the clock per batch of requests.
         let now = memoEnabled ? NIODeadline.now() : .uptimeNanoseconds(0)
         while !shouldPauseProcessing {
-            // A repeated request is looked up by its bytes before it is parsed (see ReplyMemo.Key).
+            // A repeated request is looked up by its bytes before it is parsed (see ReplyMemo.Key): in the memo,
+            // and among the answers this event loop is about to compute (LoopReads).
             var located: RESPFrame?
-            if memoEnabled && !parser.isMidRequest && machine.isReady {
+            if (memoEnabled || !loopReads.isIdle) && !parser.isMidRequest && machine.isReady {
                 located = RESPFrame.atFront(of: buffer)
-                if let frame = located, answerFromMemory(frame, in: &buffer, at: now) {
+                if let frame = located,
+                   (memoEnabled && answerFromMemory(frame, in: &buffer, at: now)) || joinLoopRead(frame, in: &buffer, context: context) {
                     if outbound.readableBytes >= 64 * 1024 { flushReplies(context: context) }
                     continue
                 }
@@ -278,6 +280,24 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         heldForPartialRequest = 0
         enqueue(written: reply)
         if let started, let histogram = command.latency { RequestTiming(histogram: histogram, started: started).finish() }
+        return true
+    }
+
+    /// Joins the request `frame` locates at the front of `buffer` to an identical one's answer this event loop is
+    /// about to compute (``LoopReads``), and consumes its bytes; `false` (nothing consumed) when there is none.
+    private func joinLoopRead(_ frame: RESPFrame, in buffer: inout ByteBuffer, context: ChannelHandlerContext) -> Bool {
+        guard !loopReads.isIdle else { return false }
+        let key = ReplyMemo.Key(borrowing: buffer.getSlice(at: buffer.readerIndex, length: frame.length)!,
+                                command: frame.command)
+        guard loopReads.isScheduled(key) else { return false }
+        let started = executor.metrics.recordsLatency ? NIODeadline.now() : nil
+        let command = recentCommand.countRequest(
+            named: buffer.getSlice(at: buffer.readerIndex + frame.command.start, length: frame.command.length)!,
+            in: executor.metrics)
+        let timing = started.flatMap { started in command.latency.map { RequestTiming(histogram: $0, started: started) } }
+        _ = loopReads.join(key, then: awaitLoopRead(holding: heldForPartialRequest, timing: timing, context: context))
+        heldForPartialRequest = 0
+        buffer.moveReaderIndex(forwardBy: frame.length)
         return true
     }
 
@@ -381,9 +401,14 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     /// A call this event loop answers itself, once it has read what is ready (``LoopReads``): no task, no thread hop.
     private func answerOnLoop(holding held: Int, timing: RequestTiming?, memoKey: ReplyMemo.Key?,
                               context: ChannelHandlerContext, _ compute: @escaping () -> RESPValue) {
+        loopReads.answer(memoKey, computing: compute, then: awaitLoopRead(holding: held, timing: timing, context: context))
+    }
+
+    /// A slot for a reply the event loop will compute, and what writes the reply into it.
+    private func awaitLoopRead(holding held: Int, timing: RequestTiming?, context: ChannelHandlerContext) -> (RESPValue) -> Void {
         let sequence = firstSequence + slots.count
         slots.append(.waiting(heldBytes: held))
-        loopReads.answer(memoKey, computing: compute) { [self] value in
+        return { [self] value in
             timing?.finish()
             self.complete(sequence: sequence, with: value, context: context)
         }
