@@ -447,16 +447,20 @@ enum EmbeddedData {
     static let files = ["helsinki.osm.pbf", "geonames-cities15000.txt.gz"]
 
     /// The bundled files' folder. SwiftPM puts a target's resources in `places_PlacesApp.resources` beside the
-    /// executable, and the README's install keeps them there, so that is looked for first: `Bundle.module` would
-    /// create `Bundle.main`, which on Linux reads every entry of the executable's directory (2.6 ms of a
-    /// `places search` whose binary sat in a 1,400-entry directory). `Bundle.module` stays the fallback.
+    /// executable, and the README's install keeps them there, so that is looked for first; then the package's own
+    /// copy, where a binary built on this machine was built from. Not `Bundle.module`: it stops the program
+    /// (`fatalError`) when neither place exists, as for a binary copied alone to another machine, where `url(_:)`
+    /// says what is missing instead; and it creates `Bundle.main`, which on Linux reads every entry of the
+    /// executable's directory (2.6 ms of a `places search` whose binary sat in a 1,400-entry directory).
     private static let directory: URL? = {
+        var candidates: [URL] = []
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            let beside = URL(fileURLWithPath: executable).deletingLastPathComponent()
-                .appendingPathComponent("places_PlacesApp.resources/EmbeddedData", isDirectory: true)
-            if FileManager.default.fileExists(atPath: beside.path) { return beside }
+            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent()
+                .appendingPathComponent("places_PlacesApp.resources/EmbeddedData", isDirectory: true))
         }
-        return Bundle.module.resourceURL?.appendingPathComponent("EmbeddedData", isDirectory: true)
+        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Resources/EmbeddedData", isDirectory: true))
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
     }()
 
     static func url(_ name: String) throws -> URL {

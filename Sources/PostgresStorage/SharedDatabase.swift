@@ -44,9 +44,13 @@ public final class SharedDatabase: Sendable {
     /// One connection, opened only when something LISTENs (``listen(on:ready:notified:)``): the server's cache front.
     let listenClient: PostgresClient
     let logger: Logger
+    /// The pools' failed attempts to connect, so that a request waiting for a connection learns why at once.
+    let connectFailures = ConnectFailures()
     private let runner: Task<Void, Never>
     /// Whether this process has brought the schema up to date yet.
     let schema = SchemaGate()
+    /// The pools' TLS setting, for a connection opened outside them (``whyConnectionsFail()``).
+    private let tls: (configuration: TLSConfiguration, required: Bool)?
 
     /// Starts the pools (connecting lazily) without waiting for the server: opening never blocks, so a process whose
     /// database is down still starts and serves what needs no database. The schema is brought up to date by the
@@ -56,16 +60,19 @@ public final class SharedDatabase: Sendable {
         self.configuration = configuration
         self.logger = logger
         let tls = try Self.tls(for: configuration.url)
+        let backgroundLogger = connectFailures.watching(logger)
         func makeClient(size: Int) -> PostgresClient {
             var clientConfiguration = PostgresClient.Configuration(
                 host: configuration.url.host, port: configuration.url.port, username: configuration.url.user,
-                password: configuration.url.password, database: configuration.url.database, tls: tls)
+                password: configuration.url.password, database: configuration.url.database,
+                tls: tls.map { $0.required ? .require($0.configuration) : .prefer($0.configuration) } ?? .disable)
             clientConfiguration.options.maximumConnections = size
             clientConfiguration.options.minimumConnections = 0
             clientConfiguration.options.connectTimeout = configuration.timeout
             clientConfiguration.options.connectionIdleTimeout = .seconds(60)
-            return PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+            return PostgresClient(configuration: clientConfiguration, backgroundLogger: backgroundLogger)
         }
+        self.tls = tls
         client = makeClient(size: configuration.poolSize)
         lockClient = makeClient(size: configuration.lockPoolSize)
         listenClient = makeClient(size: 1)
@@ -109,11 +116,12 @@ public final class SharedDatabase: Sendable {
 
     deinit { runner.cancel() }
 
-    private static func tls(for url: PostgresURL) throws(PostgresURLError) -> PostgresClient.Configuration.TLS {
+    /// The URL's `sslmode` and `sslrootcert`: `nil` for no TLS, else how to check the server and whether TLS is required.
+    private static func tls(for url: PostgresURL) throws(PostgresURLError) -> (configuration: TLSConfiguration, required: Bool)? {
         var tls = TLSConfiguration.makeClientConfiguration()
         switch url.sslMode {
         case .disable:
-            return .disable
+            return nil
         case .allow, .prefer, .require:
             // libpq does not check the certificate below verify-ca: TLS protects against eavesdropping only.
             tls.certificateVerification = .none
@@ -129,7 +137,33 @@ public final class SharedDatabase: Sendable {
                 throw PostgresURLError(url: url.description, reason: "cannot read sslrootcert \(root): \(error)")
             }
         }
-        return url.sslMode == .allow || url.sslMode == .prefer ? .prefer(tls) : .require(tls)
+        return (tls, !(url.sslMode == .allow || url.sslMode == .prefer))
+    }
+
+    /// Opens one connection outside the pools and closes it, to learn why theirs fail: the pools keep only that an
+    /// attempt failed. `nil` when it opens (the failure has passed, or was the pools' own).
+    func whyConnectionsFail() async -> (any Error)? {
+        let url = configuration.url
+        let connectionTLS: PostgresConnection.Configuration.TLS
+        do {
+            connectionTLS = try tls.map { setting in
+                let context = try NIOSSLContext(configuration: setting.configuration)
+                return setting.required ? .require(context) : .prefer(context)
+            } ?? .disable
+        } catch {
+            return error
+        }
+        var single = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.user,
+                                                      password: url.password, database: url.database, tls: connectionTLS)
+        let (seconds, attoseconds) = configuration.timeout.components
+        single.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: single, id: 0, logger: logger)
+            try? await connection.close()
+            return nil
+        } catch {
+            return error
+        }
     }
 
     // MARK: Running requests
@@ -146,17 +180,42 @@ public final class SharedDatabase: Sendable {
     func withoutSchemaCheck<T: Sendable>(timeout: Duration? = nil, pool: PoolKind = .stores,
                                          _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = pool == .stores ? client : lockClient
+        let connectFailures = connectFailures
         let endpoint = configuration.url.endpoint
         let limit = timeout ?? configuration.timeout
         do {
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await client.withConnection { connection in try await body(connection) } }
-                group.addTask {
-                    try await Task.sleep(for: limit)
-                    throw StorageUnavailable(endpoint: endpoint, reason: "no answer within \(limit.seconds) s")
+            let failuresSeen = connectFailures.count
+            let lease = LeaseProgress()
+            return try await outcome(within: limit, else: { StorageUnavailable(endpoint: endpoint, reason: "no answer within \(limit.seconds) s") },
+                                     unless: {
+                // A request still waiting for a connection when an attempt fails ends with the reason, if the server
+                // refuses connections; one that has a connection is not concerned.
+                var seen = failuresSeen
+                if connectFailures.lastAttemptFailed, let refusal = await self.whyConnectionsFail() { return refusal }
+                while !Task.isCancelled {
+                    await connectFailures.failure(after: seen)
+                    seen = connectFailures.count
+                    if !lease.connected.load(ordering: .relaxed), let refusal = await self.whyConnectionsFail() { return refusal }
                 }
-                defer { group.cancelAll() }
-                return try await group.next()!
+                return nil
+            }) {
+                try await client.withConnection { connection in
+                    lease.connected.store(true, ordering: .relaxed)
+                    connectFailures.connected()
+                    // postgres-nio's queries do not answer cancellation: against a server that stopped answering
+                    // (paused, its host gone) a timed-out request would hold its connection for ever. Closing the
+                    // connection fails what it runs. The lease goes back only once the pool has seen the close (with
+                    // TLS, up to NIOSSL's 5 s wait for the server's goodbye), or the next request would be handed
+                    // the closed connection; the caller has its answer by then.
+                    do {
+                        return try await withTaskCancellationHandler { try await body(connection) } onCancel: {
+                            let _: EventLoopFuture<Void> = connection.close()
+                        }
+                    } catch {
+                        if Task.isCancelled { try? await connection.closeFuture.get() }
+                        throw error
+                    }
+                }
             }
         } catch {
             throw PostgresErrors.classify(error, endpoint: endpoint)
@@ -192,6 +251,11 @@ public final class SharedDatabase: Sendable {
     }
 
     enum PoolKind: Sendable { case stores, locks }
+
+    /// Whether a request has its connection yet.
+    private final class LeaseProgress: Sendable {
+        let connected = Atomic(false)
+    }
 
     /// LISTENs on `channel` on a connection of its own until the connection fails or the task is cancelled:
     /// `ready` runs once the LISTEN is in place, `notified` on each notification. Returns (or throws) when the

@@ -26,8 +26,9 @@ enum PostgresErrors {
             if psql.code == .server, let info = psql.serverInfo {
                 let state = info[.sqlState]
                 // Class 57 (operator intervention: admin shutdown, crash shutdown, cannot connect now) and
-                // class 08 (connection exception) mean the server is going away, not that the statement is wrong.
-                if let state, state.hasPrefix("57") || state.hasPrefix("08") {
+                // class 08 (connection exception) mean the server is going away, not that the statement is wrong;
+                // class 28 (a wrong role or password) and 3D000 (no such database) that the URL cannot connect.
+                if let state, state.hasPrefix("57") || state.hasPrefix("08") || state.hasPrefix("28") || state == "3D000" {
                     return StorageUnavailable(endpoint: endpoint, reason: info[.message] ?? "the server is shutting down")
                 }
                 return PostgresStatementError(sqlState: state, message: info[.message] ?? "error \(state ?? "unknown")")

@@ -60,6 +60,17 @@ struct CLIHarness {
         try run(arguments: arguments, environment: extra, stdin: stdin)
     }
 
+    /// `places ARGS` ran past the harness's limit and was killed: a hang, reported as a failure instead of a test run
+    /// that never ends.
+    struct DidNotExit: Error, CustomStringConvertible {
+        var arguments: [String]
+        var limit: Duration
+        var description: String { "places \(arguments.joined(separator: " ")) did not exit within \(limit) and was killed" }
+    }
+
+    /// Far over what any command takes on a loaded 2-core machine, so only a hang reaches it.
+    static let exitLimit: Duration = .seconds(300)
+
     func run(arguments: [String], environment extra: [String: String] = [:], stdin: Data? = nil) throws -> Result {
         let process = Process()
         process.executableURL = Self.executable
@@ -76,9 +87,16 @@ struct CLIHarness {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
+        if exited.wait(timeout: .now() + .seconds(Int(Self.exitLimit.components.seconds))) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw DidNotExit(arguments: arguments, limit: Self.exitLimit)
+        }
         process.waitUntilExit()
         try out.close()
         try err.close()
