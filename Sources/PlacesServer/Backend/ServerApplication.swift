@@ -89,7 +89,11 @@ public struct ServerApplication: Sendable {
     /// A local id is read on the calling thread (``PlacesApplication/localDetails(_:)``); a provider's by a task.
     func details(_ query: DetailsQuery) -> BackendCall.Work {
         guard PlacesApplication.isLocal(query.id) else {
-            return .later { BackendAnswer(data: try await answering { try PlacesJSON.place(try await places.get().details(query.id, fields: query.fields)) }) }
+            return .later {
+                BackendAnswer(data: try await answering {
+                    try PlacesJSON.place(try await places.get().details(query.id, fields: query.fields))
+                })
+            }
         }
         return .now { BackendAnswer(data: try answeringNow { try PlacesJSON.place(try places.get().localDetails(query.id)) }) }
     }
