@@ -260,13 +260,47 @@ public final class SharedDatabase: Sendable {
     /// LISTENs on `channel` on a connection of its own until the connection fails or the task is cancelled:
     /// `ready` runs once the LISTEN is in place, `notified` on each notification. Returns (or throws) when the
     /// listening ends; the caller reconnects.
-    func listen(on channel: String, ready: @escaping @Sendable () -> Void,
-                notified: @escaping @Sendable () -> Void) async throws {
+    ///
+    /// Every `heartbeat` a `SELECT 1` must come back within `answerWithin` (the configured timeout by default). A connection can die without a
+    /// word (a NAT or firewall forgetting an idle one, the server's host gone): no notification would arrive again,
+    /// and the listener would go on trusting what its process remembers. When the heartbeat fails the connection is
+    /// closed, which ends the listening with an error.
+    func listen(on channel: String, heartbeat: Duration = .seconds(30), answerWithin: Duration? = nil,
+                ready: @escaping @Sendable () -> Void, notified: @escaping @Sendable () -> Void) async throws {
         try await schema.ensure(self)
+        let (logger, limit, endpoint) = (logger, answerWithin ?? configuration.timeout, configuration.url.endpoint)
         try await listenClient.withConnection { connection in
-            try await connection.listen(on: channel) { notifications in
-                ready()
-                for try await _ in notifications { notified() }
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await connection.listen(on: channel) { notifications in
+                            ready()
+                            for try await _ in notifications { notified() }
+                        }
+                    }
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: heartbeat)
+                            do {
+                                try await outcome(within: limit, else: {
+                                    StorageUnavailable(endpoint: endpoint, reason: "the listening connection did not answer within \(limit.seconds) s")
+                                }) { _ = try await connection.query("SELECT 1", logger: logger).collect() }
+                            } catch {
+                                // Closing it ends the notifications the other task waits for, so the group can end.
+                                let _: EventLoopFuture<Void> = connection.close()
+                                throw error
+                            }
+                        }
+                    }
+                    defer { group.cancelAll() }
+                    // Either ends the listening: the heartbeat only by failing, the listening when its connection does.
+                    try await group.next()
+                    throw StorageUnavailable(endpoint: endpoint, reason: "the listening connection closed")
+                }
+            } catch {
+                // The lease goes back only once the pool has seen the close (see withoutSchemaCheck).
+                try? await connection.close()
+                throw error
             }
         }
     }

@@ -55,4 +55,29 @@ import Testing
         // Far under the 300 s timeout: the requests did not wait for it.
         #expect(clock.now - started < .seconds(60))
     }
+
+    /// A listening connection that goes silent (the proxy between passes nothing and closes nothing, as a NAT that
+    /// forgot it) ends the listening with an error once a heartbeat goes unanswered, so the listener stops trusting
+    /// what it remembers; without the heartbeat it would wait for notifications for ever.
+    @Test func aListeningConnectionThatGoesSilentEndsTheListening() async throws {
+        let url = try await PostgresTestCluster.freshDatabase()
+        let proxy = try SilenceableProxy(toPort: url.port)
+        defer { proxy.stop() }
+        var proxied = url
+        proxied.port = proxy.port
+        proxied.sslMode = .disable
+        let database = try await SharedDatabase.open(PostgresStorageConfiguration(url: proxied, poolSize: 1, timeout: testTimeout))
+        defer { database.close() }
+        let (listening, announce) = AsyncStream.makeStream(of: Void.self)
+        let listener = Task {
+            try await database.listen(on: "places_heartbeat_test", heartbeat: .milliseconds(200), answerWithin: .seconds(2),
+                                      ready: { announce.yield() }, notified: {})
+        }
+        defer { listener.cancel() }
+        for await _ in listening { break }
+        proxy.goSilent()
+        struct StillListeningAfterTwoMinutes: Error {}
+        let ended = try await outcome(within: .seconds(120), else: { StillListeningAfterTwoMinutes() }) { await listener.result }
+        #expect(throws: StorageUnavailable.self) { try ended.get() }
+    }
 }
