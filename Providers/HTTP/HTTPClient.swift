@@ -204,6 +204,8 @@ public struct HTTPClient: Sendable {
                          + "check base_url, or raise max_body_mb in [providers.\(provider)]")
         case .cancelled:
             return error(.transport, "request to \(host) was cancelled")
+        case .libcurlMissing(let why):
+            return error(.transport, why)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LibcurlOnDemand
 
 /// One request to a provider, before the client adds its `User-Agent` and sends it.
 public struct HTTPRequest: Sendable, Hashable {
@@ -80,33 +81,32 @@ public enum TransportFailure: Error, Sendable, Hashable {
     /// The body is longer than the client's cap.
     case bodyTooLarge(limit: Int)
     case cancelled
+    /// This machine has no libcurl, which URLSession needs: why, and what to install.
+    case libcurlMissing(String)
 }
 
 /// URLSession (libcurl on Linux). One session per transport, so each provider's connections are reused.
 /// Its delegate refuses redirects, caps bodies while they stream in, and tells a connection cut
 /// mid-body from one that never answered.
+///
+/// The session is made on the first request, after libcurl is known to be there (``LibcurlOnDemand``): making one
+/// calls libcurl, and without it that call ends the process. So `places serve` and every local command run on a
+/// machine without libcurl, and a request that needs the network fails with the one line saying what to install.
 public struct URLSessionTransport: HTTPTransport {
-    private let session: URLSession
     private let tasks: TransportTasks
 
     public init(maximumConnectionsPerHost: Int = 16) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        let tasks = TransportTasks()
-        self.tasks = tasks
-        session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
+        tasks = TransportTasks(maximumConnectionsPerHost: maximumConnectionsPerHost)
     }
 
     public func send(_ request: HTTPRequest, timeout: TimeInterval, maxBodyBytes: Int) async throws(TransportFailure) -> HTTPResponse {
+        if let missing = places_libcurl_missing() { throw .libcurlMissing(String(cString: missing)) }
         var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
-        let session = self.session
         let tasks = self.tasks
+        let session = tasks.session
         let outcome = OneShot()
         // libcurl's own timeout does not fire for a server that accepts and then stays silent, so the
         // deadline is enforced here: whichever of reply, deadline or cancellation comes first wins.
@@ -145,6 +145,27 @@ private final class TransportTasks: NSObject, URLSessionDataDelegate, @unchecked
 
     private let lock = NSLock()
     private var pending: [Int: Pending] = [:]
+    private let maximumConnectionsPerHost: Int
+    private var madeSession: URLSession?
+
+    init(maximumConnectionsPerHost: Int) {
+        self.maximumConnectionsPerHost = maximumConnectionsPerHost
+    }
+
+    /// The one session, made on first use with this object as its delegate.
+    var session: URLSession {
+        lock.withLock {
+            if let madeSession { return madeSession }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            configuration.urlCache = nil
+            configuration.httpCookieStorage = nil
+            let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+            madeSession = session
+            return session
+        }
+    }
 
     func register(_ task: URLSessionTask, maxBodyBytes: Int, outcome: OneShot) {
         lock.withLock { pending[task.taskIdentifier] = Pending(maxBodyBytes: maxBodyBytes, outcome: outcome) }

@@ -50,26 +50,43 @@ static struct {
 } real;
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
+// Why libcurl could not be loaded, as a user reads it; empty when it was.
+static char missing[512];
 
-// Without libcurl nothing network-bound can work: say so on one line and exit, as the CLI does for any
-// failure, rather than hand Foundation a null handle it would trap on.
-static void fail(const char *what, const char *detail) {
-    fprintf(stderr, "%s: libcurl is not installed: %s (%s); install it (Debian/Ubuntu: apt-get install libcurl4)\n",
-            program_invocation_short_name, what, detail ? detail : "unknown error");
-    exit(1);
+static void record_missing(const char *what, const char *detail) {
+    snprintf(missing, sizeof missing, "libcurl is not installed: %s (%s); install it (Debian/Ubuntu: apt-get install libcurl4)",
+             what, detail ? detail : "unknown error");
 }
 
 static void load(void) {
     void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!library) fail("cannot load libcurl.so.4", dlerror());
+    if (!library) {
+        record_missing("cannot load libcurl.so.4", dlerror());
+        return;
+    }
     // A handle's lookup starts in that library, so these are libcurl's own functions, never the ones below.
 #define RESOLVE(name)                                                                                           \
-    if (!(real.name = (__typeof__(&name))dlsym(library, #name))) fail("libcurl.so.4 lacks " #name, dlerror());
+    if (!(real.name = (__typeof__(&name))dlsym(library, #name))) {                                            \
+        record_missing("libcurl.so.4 lacks " #name, dlerror());                                                \
+        return;                                                                                                \
+    }
     LIBCURL_FUNCTIONS(RESOLVE)
 #undef RESOLVE
 }
 
-static inline void ensure_loaded(void) { pthread_once(&loaded, load); }
+const char *places_libcurl_missing(void) {
+    pthread_once(&loaded, load);
+    return missing[0] ? missing : NULL;
+}
+
+// Callers ask places_libcurl_missing() before they make a URLSession, so this is a last resort: without libcurl
+// nothing network-bound can work, and one line and an exit beat handing Foundation a null handle it traps on.
+static inline void ensure_loaded(void) {
+    if (places_libcurl_missing()) {
+        fprintf(stderr, "%s: %s\n", program_invocation_short_name, missing);
+        exit(1);
+    }
+}
 
 CURL *curl_easy_init(void) { ensure_loaded(); return real.curl_easy_init(); }
 void curl_easy_cleanup(CURL *handle) { ensure_loaded(); real.curl_easy_cleanup(handle); }
@@ -124,4 +141,6 @@ CURLUcode curl_url_set(CURLU *url, CURLUPart part, const char *text, unsigned in
     ensure_loaded();
     return real.curl_url_set(url, part, text, flags);
 }
+#else
+const char *places_libcurl_missing(void) { return NULL; }
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import LibcurlOnDemand
 
 /// What can go wrong while finding, downloading and checking a region. Each case renders one line that says
 /// what failed and what to do; the index is never touched before a download has been checked.
@@ -17,6 +18,8 @@ public enum RegionDataError: Error, Sendable, Equatable, CustomStringConvertible
     case badChecksumFile(url: String)
     /// The file on disk could not be written or read.
     case file(path: String, reason: String)
+    /// No libcurl on this machine (URLSession needs it): why, and what to install.
+    case libcurlMissing(String)
 
     public var description: String {
         switch self {
@@ -37,6 +40,16 @@ public enum RegionDataError: Error, Sendable, Equatable, CustomStringConvertible
             return "\(url) holds no MD5 sum; nothing was imported"
         case .file(let path, let reason):
             return "cannot write \(path): \(reason)"
+        case .libcurlMissing(let why):
+            return why
         }
+    }
+}
+
+extension RegionDataError {
+    /// Throws ``libcurlMissing`` when libcurl is not on this machine: making a URLSession without it would end the
+    /// process (see LibcurlOnDemand), so every request asks first.
+    static func requireLibcurl() throws(RegionDataError) {
+        if let missing = places_libcurl_missing() { throw .libcurlMissing(String(cString: missing)) }
     }
 }

@@ -120,6 +120,7 @@ public struct RegionFetcher: Sendable {
     // MARK: Small requests
 
     private func get(_ url: URL) async throws(RegionDataError) -> Data {
+        try RegionDataError.requireLibcurl()
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: downloader.idleTimeout)
         request.setValue(downloader.userAgent, forHTTPHeaderField: "User-Agent")
         let shown = Redaction.urlPasswords(url.absoluteString)

@@ -35,6 +35,7 @@ public struct ResumableDownloader: Sendable {
     /// resumed from a partial file is reported through `resumedFrom` (the byte offset asked for), for the user.
     public func download(_ url: URL, to destination: URL, label: String? = nil, progress: Progress? = nil,
                          resumedFrom: (@Sendable (Int64) -> Void)? = nil) async throws(RegionDataError) -> Int64 {
+        try RegionDataError.requireLibcurl()
         let part = Self.partialFile(for: destination)
         let label = label ?? destination.lastPathComponent
         var lastError: RegionDataError?
