@@ -169,6 +169,7 @@ public final class PlaceIndexStore: Sendable {
             let writer = PlaceIndexWriter(db: db)
             try db.inTransaction {
                 result = try body(writer)
+                try writer.restoreSecondaryIndexes()
                 return .commit
             }
             writer.markPhase("commit")

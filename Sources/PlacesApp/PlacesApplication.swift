@@ -140,19 +140,36 @@ public final class PlacesApplication: Sendable {
     /// imported map extract or nothing was found at all. With `open`, only the places open at its moment
     /// are kept (``OpenHoursFilter``), still at most `query.limit` of them.
     public func search(_ query: SearchQuery, provider name: String? = nil, open: OpenHoursFilter? = nil) async throws -> SearchOutcome {
+        guard let name, !isLocal(name) else { return try localSearch(query, open: open) }
+        let asked = try Self.fetched(query, open: open)
+        let places = try withTimeZones(DuplicatePlaces.collapse(await provider(named: name).search(asked)))
+        return SearchOutcome(places: try kept(places, query, open: open), notes: [])
+    }
+
+    /// ``search(_:provider:open:)`` of the local index, on the calling thread: it reads only this machine's index,
+    /// in a bounded time, which is why the server answers it on its event loop without starting a task.
+    public func localSearch(_ query: SearchQuery, open: OpenHoursFilter? = nil) throws -> SearchOutcome {
+        var outcome = try searchIndex(try Self.fetched(query, open: open))
+        outcome.places = try kept(outcome.places, query, open: open)
+        return outcome
+    }
+
+    /// The query as asked of a provider: its category checked, and with `open`, more places fetched than shown.
+    private static func fetched(_ query: SearchQuery, open: OpenHoursFilter?) throws -> SearchQuery {
         try open?.validate()
         var asked = query
         asked.category = try PlaceCategory.checked(query.category)
         asked.limit = OpenHoursFilter.fetchLimit(query.limit, filter: open)
-        var outcome = try await searchAll(asked, provider: name)
-        if let open { outcome.places = try open.keep(outcome.places, limit: query.limit, now: clock()) }
-        return outcome
+        return asked
     }
 
-    private func searchAll(_ query: SearchQuery, provider name: String?) async throws -> SearchOutcome {
-        if let name, !isLocal(name) {
-            return SearchOutcome(places: try withTimeZones(DuplicatePlaces.collapse(await provider(named: name).search(query))), notes: [])
-        }
+    /// With `open`, the places open at its moment, at most `query.limit` of them.
+    private func kept(_ places: [Place], _ query: SearchQuery, open: OpenHoursFilter?) throws -> [Place] {
+        guard let open else { return places }
+        return try open.keep(places, limit: query.limit, now: clock())
+    }
+
+    private func searchIndex(_ query: SearchQuery) throws -> SearchOutcome {
         let index = try index
         let result = try index.searchExplained(text: query.text, near: query.near, radius: query.radius,
                                                category: query.category, limit: query.limit)
@@ -196,10 +213,7 @@ public final class PlacesApplication: Sendable {
     /// - Throws: ``NotFound`` when nobody knows the id.
     public func details(_ id: PlaceID, fields: Set<PlaceField> = PlaceField.defaultSet) async throws -> Place {
         let query = DetailsQuery(id: id, fields: fields)
-        if LocalProvider.handles(id) {
-            guard let place = try await local.details(query) else { throw NotFound(.placeID(id)) }
-            return try withTimeZones([place])[0]
-        }
+        if Self.isLocal(id) { return try localDetails(id) }
         // An id of a provider that is not usable here (unknown, disabled, no key) is a miss, as it always was.
         guard let provider = try networkProviders.get().first(where: { $0.name == id.provider })?.provider else {
             throw NotFound(.noProviderFor(id))
@@ -207,6 +221,17 @@ public final class PlacesApplication: Sendable {
         guard let place = try await provider.details(query) else {
             throw NotFound(.placeID(id))
         }
+        return try withTimeZones([place])[0]
+    }
+
+    /// Whether ``details(_:fields:)`` reads `id` from the local index (OSM objects and GeoNames cities).
+    public static func isLocal(_ id: PlaceID) -> Bool { LocalProvider.handles(id) }
+
+    /// ``details(_:fields:)`` of an id of the local index (``isLocal(_:)``), on the calling thread: one row of this
+    /// machine's index and its city's time zone, which is why the server answers it on its event loop.
+    /// - Throws: ``NotFound`` when the index does not hold the id.
+    public func localDetails(_ id: PlaceID) throws -> Place {
+        guard let place = try index.place(id: id) else { throw NotFound(.placeID(id)) }
         return try withTimeZones([place])[0]
     }
 

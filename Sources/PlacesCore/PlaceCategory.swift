@@ -54,7 +54,7 @@ public enum PlaceCategory {
         if let equals = key.firstIndex(of: "=") {
             let tagKey = String(key[..<equals])
             key = String(key[key.index(after: equals)...])
-            if let fallback = ["shop": "shop", "office": "office", "craft": "craft", "historic": "historic"][tagKey],
+            if let fallback = keyFallbacks[tagKey],
                normalizeValue(key) == nil {
                 return fallback
             }
@@ -62,13 +62,19 @@ public enum PlaceCategory {
         return normalizeValue(key)
     }
 
+    /// OSM keys whose every value is at least this category (`shop=anything` is a shop).
+    private static let keyFallbacks = ["shop": "shop", "office": "office", "craft": "craft", "historic": "historic"]
+
+    /// ``all`` as a set: an import normalises the category of every POI it reads.
+    private static let known = Set(all)
+
     private static func normalizeValue(_ key: String) -> String? {
-        if all.contains(key) { return key }
+        if known.contains(key) { return key }
         if let alias = aliases[key] { return alias }
         let underscored = key.replacing(ascii: " ", with: "_")
-        if all.contains(underscored) { return underscored }
+        if known.contains(underscored) { return underscored }
         if let alias = aliases[underscored] { return alias }
-        if key.hasSuffix("s"), all.contains(String(key.dropLast())) { return String(key.dropLast()) }
+        if key.hasSuffix("s"), known.contains(String(key.dropLast())) { return String(key.dropLast()) }
         for suffix in ["_restaurant", " restaurant"] where key.hasSuffix(suffix) { return "restaurant" }
         return nil
     }

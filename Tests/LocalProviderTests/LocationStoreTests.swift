@@ -24,6 +24,26 @@ import Testing
         #expect(store.location(of: Int64(count) * 3 + 1) == nil)
     }
 
+    /// Lookups search outwards from where the one before ended: in any order, near or far, present or not,
+    /// each finds what a dictionary of the same positions holds.
+    @Test func lookupsInAnyOrderFindWhatADictionaryHolds() {
+        var store = LocationStore(fileSize: 0)
+        var expected: [Int64: Double] = [:]
+        var generator = SystemRandomNumberGenerator()
+        var id: Int64 = 0
+        for _ in 0..<5_000 {
+            id += Int64.random(in: 1...40, using: &generator)
+            let latitude = Double(Int.random(in: -900_000_000...900_000_000, using: &generator)) / 1e7
+            store.append(id: id, latitude: latitude, longitude: 1)
+            expected[id] = latitude
+        }
+        var probes = (0...(id + 5)).shuffled(using: &generator).prefix(20_000).map { $0 }
+        probes += Array(0...(id + 5)).reversed()  // downwards, one step at a time
+        for probe in probes {
+            #expect(store.location(of: probe)?.latitude == expected[probe], "\(probe)")
+        }
+    }
+
     /// Files not sorted by id still resolve (one sort, in memory), on disk too.
     @Test(arguments: [0, Int.max])
     func unsortedInputStillResolves(fileSize: Int) {

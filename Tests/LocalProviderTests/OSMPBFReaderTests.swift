@@ -64,6 +64,40 @@ import Testing
         #expect(filtered.values.contains { $0["addr:street"] != nil })
     }
 
+    /// A reader that takes node positions apart gets every node's position, in file order and before the node
+    /// itself when it keeps tags; other elements arrive as a full read gives them, with only the selected tags,
+    /// and an object the selection refuses arrives without tags (a node: not at all).
+    @Test func deliversNodePositionsApartAndOnlyTheSelectedObjectsTags() throws {
+        let reader = try OSMPBFReader(url: TestData.helsinkiPBF)
+        let keeps: @Sendable (String) -> Bool = { $0 == "name" || $0.hasPrefix("addr:") }
+        var expected: [String] = []
+        try reader.forEachElement { element in
+            let tags = element.tags.filter { keeps($0.key) }
+            let kept = tags["name"] != nil ? tags : [:]
+            if case .node(let node) = element {
+                expected.append("at \(node.id) \(node.latitude) \(node.longitude)")
+                if kept.isEmpty { return }
+            }
+            expected.append("\(element.type)/\(element.id) \(kept.sorted { $0.key < $1.key })")
+        }
+        let selection = OSMTagSelection(mark: { $0 == "name" ? 1 : keeps($0) ? 0 : nil }, keepsObject: { $0 == 1 })
+        var delivered: [String] = []
+        var runs = 0
+        try reader.forEachElement(selectingTags: selection, nodePositions: { positions in
+            runs += 1
+            for i in positions.ids.indices {
+                delivered.append("at \(positions.ids[i]) \(positions.latitudes[i]) \(positions.longitudes[i])")
+            }
+        }, preparing: { _ in () }) { element, _ in
+            delivered.append("\(element.type)/\(element.id) \(element.tags.sorted { $0.key < $1.key })")
+        }
+        #expect(delivered == expected)
+        // Positions come in runs, not one by one; and both kinds of node were there.
+        #expect(runs < 24_260 / 10)
+        #expect(expected.count > 30_010 + 100)
+        #expect(expected.contains { $0.hasPrefix("way/") && $0.hasSuffix(" []") })
+    }
+
     /// A broken block ends the read with its error, after every object of the blocks before it.
     @Test func truncatedFileDeliversTheWholeBlocksBeforeTheError() throws {
         let whole = try Data(contentsOf: TestData.helsinkiPBF)

@@ -28,6 +28,27 @@ import Testing
         #expect(candidates >= 1_967)
     }
 
+    /// An import's selection (`OSMPlaceExtractor.tagSelection`) refuses an object's tags from its keys alone:
+    /// over every object of the bundled extract, what `tagged` makes of a refused object is nothing, and the
+    /// selection refuses most tagged objects.
+    @Test func objectsTheSelectionRefusesMakeNothing() throws {
+        let selection = OSMPlaceExtractor.tagSelection
+        var refused = 0, kept = 0
+        try OSMPBFReader(url: TestData.helsinkiPBF).forEachElement { element in
+            let tags = element.tags.filter { selection.mark($0.key) != nil }
+            guard !tags.isEmpty else { return }
+            let marks = tags.keys.reduce(UInt8(0)) { $0 | selection.mark($1)! }
+            if selection.keepsObject(marks) {
+                kept += 1
+            } else {
+                refused += 1
+                #expect(OSMPlaceExtractor.tagged(element) == nil, "\(element.type)/\(element.id)")
+            }
+        }
+        #expect(refused > kept)
+        #expect(kept >= 1_967)
+    }
+
     private struct Summary: Equatable {
         var place: Place?
         var kind: OSMPlaceExtractor.IndexedKind?

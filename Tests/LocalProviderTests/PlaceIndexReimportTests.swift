@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import PlaceIndex
+@testable import PlaceIndex
 import PlacesCore
 import Testing
 
@@ -39,6 +39,34 @@ import Testing
         #expect(try index.search(text: "kappeli").map(\.name) == ["Cafe Kappeli Uusi"])
         #expect(try index.suggest(prefix: "c").map(\.name) == ["Cafe Kappeli Uusi"], "the short-prefix list too")
         #expect(try Self.fullTextIndexIsConsistent(path))
+    }
+
+    /// An import that inserts more rows than the index held drops `place`'s secondary indexes on the way and
+    /// makes them again, the same, before it ends; a write that never finishes its source gets them back too.
+    @Test func aLargeImportDropsTheSecondaryIndexesAndMakesThemAgain() throws {
+        let path = try TestData.temporaryDirectory().appendingPathComponent("index.sqlite")
+        let index = try PlaceIndexStore(path: path)
+        let indexSQL = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'place' ORDER BY name)"
+        let before = try index.database.read { db in try String.fetchOne(db, sql: indexSQL) }
+        #expect(before?.contains("place_by_search_name") == true)
+        for finishing in [true, false] {
+            var during: String?
+            try index.write { writer in
+                writer.fewestRowsForDroppingIndexes = 3
+                for i in 1...5 { try writer.insert(Self.place(i, "Cafe \(i)"), kind: .poi, source: "cafes", keywords: ["cafe"]) }
+                during = try String.fetchOne(writer.db, sql: indexSQL)
+                if finishing { try writer.finishSource("cafes", kind: "osm.pbf", places: 5, cities: 0) }
+            }
+            #expect(during == nil, "all three dropped after the third row")
+            #expect(try index.database.read { db in try String.fetchOne(db, sql: indexSQL) } == before)
+            try index.write { writer in try writer.removeSource("cafes") }
+        }
+        try index.write { writer in
+            for i in 1...5 { try writer.insert(Self.place(i, "Cafe \(i)"), kind: .poi, source: "cafes", keywords: ["cafe"]) }
+            try writer.finishSource("cafes", kind: "osm.pbf", places: 5, cities: 0)
+        }
+        #expect(try index.search(text: "cafe 4").first?.name == "Cafe 4")
+        #expect(try index.database.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
     }
 
     @Test func aFileHoldingOneObjectTwiceKeepsTheLaterOne() throws {

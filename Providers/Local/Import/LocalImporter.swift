@@ -155,7 +155,6 @@ public struct LocalImporter: Sendable {
             writer.markPhase("start")
             try writer.removeSource(fileName)
             writer.markPhase("remove")
-            var extractor = OSMPlaceExtractor(fileSize: reader.fileSize)
             // Each place is inserted as soon as it is read (its row and words prepared on every core, a batch
             // ahead of the inserts), so memory does not grow with the extract. A phone number without a country
             // prefix needs a region: the object's own addr:country, else the country of the GeoNames city it
@@ -171,35 +170,52 @@ public struct LocalImporter: Sendable {
                 }
             }
             var phonesAwaitingFileCountry: [(placeID: String, raw: String)] = []
-            // What each object's tags make of it is worked out on the decoding threads; this one places it.
-            try reader.forEachElement(progress: { read, total in
-                progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
-            }, keepingTagsWhere: OSMPlaceExtractor.readsTag, preparing: OSMPlaceExtractor.tagged) { element, tagged in
-                switch element {
-                case .node: summary.nodesRead += 1
-                case .way: summary.waysRead += 1
-                case .relation: summary.relationsRead += 1
-                }
-                guard var candidate = extractor.consume(element, tagged: tagged) else { return }
-                if let raw = candidate.rawPhone {
-                    var region = candidate.place.address?.countryCode
-                    if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
-                    if let region {
-                        candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region) ?? raw
-                    } else {
-                        phonesAwaitingFileCountry.append((candidate.place.id.description, raw))
+            // The extract is read, and its objects placed, on a thread of its own (``readCandidates``); this
+            // one, which owns the SQLite connection, inserts what that thread hands over.
+            let candidates = BatchHandoff<OSMPlaceExtractor.Candidate, ExtractRead>(capacity: 16)
+            let readingEnded = DispatchSemaphore(value: 0)
+            Thread {
+                Self.readCandidates(reader, into: candidates, progress: progress)
+                readingEnded.signal()
+            }.start()
+            // However this ends, the reading thread stops (its next hand-over throws) and is waited for.
+            defer {
+                candidates.cancel()
+                readingEnded.wait()
+            }
+            /// Inserts what the reading thread hands over, until it has read the whole extract.
+            func insertHandedOver() throws -> ExtractRead {
+                while true {
+                    switch try candidates.next() {
+                    case .ended(let read): return read
+                    case .batch(let batch):
+                        for var candidate in batch {
+                            if let raw = candidate.rawPhone {
+                                var region = candidate.place.address?.countryCode
+                                if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
+                                if let region {
+                                    candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region) ?? raw
+                                } else {
+                                    phonesAwaitingFileCountry.append((candidate.place.id.description, raw))
+                                }
+                            }
+                            switch candidate.kind {
+                            case .poi: summary.placesIndexed += 1
+                            case .address: summary.addressPointsIndexed += 1
+                            }
+                            try inserts.add(candidate) { try writer.insert($0) }
+                        }
                     }
                 }
-                switch candidate.kind {
-                case .poi: summary.placesIndexed += 1
-                case .address: summary.addressPointsIndexed += 1
-                }
-                try inserts.add(candidate) { try writer.insert($0) }
             }
+            let read = try insertHandedOver()
+            summary.nodesRead = read.nodes
+            summary.waysRead = read.ways
+            summary.relationsRead = read.relations
             try inserts.finish { try writer.insert($0) }
             try writer.finishSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0,
                                     addressPoints: summary.addressPointsIndexed, fingerprint: try Self.fingerprint(of: url))
-            let fileCountry = extractor.countryVotes.max { $0.value < $1.value }?.key
+            let fileCountry = read.countryVotes.max { $0.value < $1.value }?.key
             for (placeID, raw) in phonesAwaitingFileCountry {
                 if let phone = PhoneNumber.e164(raw, defaultRegion: fileCountry), phone != raw {
                     try writer.replacePhone(ofPlace: placeID, with: phone)
@@ -207,6 +223,53 @@ public struct LocalImporter: Sendable {
             }
         }
         return summary
+    }
+
+    /// What reading an extract found besides its candidates.
+    struct ExtractRead: Sendable {
+        var nodes = 0
+        var ways = 0
+        var relations = 0
+        /// How often each `addr:country` appears (``OSMPlaceExtractor/countryVotes``).
+        var countryVotes: [String: Int] = [:]
+    }
+
+    /// Reads the extract on the calling thread, places each object (``OSMPlaceExtractor``) and hands the candidates
+    /// to `handoff` in batches, in file order; then ends it with what the read found, or the error that stopped it.
+    /// What each object's tags make of it is worked out on the decoding threads. Node positions arrive in runs:
+    /// only nodes whose tags may make something are elements.
+    private static func readCandidates(_ reader: OSMPBFReader, into handoff: BatchHandoff<OSMPlaceExtractor.Candidate, ExtractRead>,
+                                       progress: (@Sendable (ImportProgress) -> Void)?) {
+        let fileName = reader.url.lastPathComponent
+        var extractor = OSMPlaceExtractor(fileSize: reader.fileSize)
+        var read = ExtractRead()
+        let batchSize = 1_024
+        var batch: [OSMPlaceExtractor.Candidate] = []
+        do {
+            try reader.forEachElement(progress: { done, total in
+                progress?(ImportProgress(file: fileName, bytesRead: Int64(done), totalBytes: Int64(total)))
+            }, selectingTags: OSMPlaceExtractor.tagSelection, nodePositions: { positions in
+                read.nodes += positions.ids.count
+                extractor.record(positions)
+            }, preparing: OSMPlaceExtractor.tagged) { element, tagged in
+                switch element {
+                case .node: break  // counted with the positions
+                case .way: read.ways += 1
+                case .relation: read.relations += 1
+                }
+                guard let candidate = extractor.consume(element, tagged: tagged) else { return }
+                batch.append(candidate)
+                if batch.count >= batchSize {
+                    try handoff.put(batch)
+                    batch = []
+                }
+            }
+            if !batch.isEmpty { try handoff.put(batch) }
+            read.countryVotes = extractor.countryVotes
+            handoff.finish(.success(read))
+        } catch {
+            handoff.finish(.failure(error))
+        }
     }
 
     static let geoNamesAttribution = "© GeoNames (geonames.org), CC BY 4.0"

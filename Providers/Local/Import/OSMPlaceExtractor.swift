@@ -80,19 +80,52 @@ struct OSMPlaceExtractor {
         readKeys.contains(key) || key.hasPrefix("addr:") || key.hasPrefix("name:")
     }
 
+    /// What an import keeps of an extract's tags: the tags ``readsTag(_:)`` keeps, and only on objects whose keys
+    /// can make something of them in ``tagged(_:)``: a POI key and a name, a house number, or a country (a vote).
+    /// Most tagged objects (buildings, roads) have neither, and arrive without tags (so `tagged` is not asked),
+    /// their values never turned into strings.
+    static let tagSelection = OSMTagSelection(
+        mark: { key in
+            guard readsTag(key) else { return nil }
+            if poiKeySet.contains(key) { return TagMark.poiKey }
+            switch key {
+            case "name": return TagMark.name
+            case "addr:housenumber", "addr:country": return TagMark.addressOrCountry
+            default: return 0
+            }
+        },
+        keepsObject: { marks in marks & TagMark.addressOrCountry != 0 || marks & (TagMark.poiKey | TagMark.name) == TagMark.poiKey | TagMark.name })
+
+    /// The bits ``tagSelection`` marks keys with.
+    private enum TagMark {
+        static let poiKey: UInt8 = 1
+        static let name: UInt8 = 2
+        static let addressOrCountry: UInt8 = 4
+    }
+
+    private static let poiKeySet = Set(poiKeys)
+
     /// The keys ``readsTag(_:)`` keeps besides every `addr:` and `name:` key; each is read in this file.
     private static let readKeys = Set(poiKeys).union(alternateNameKeys).union([
         "name", "cuisine", "phone", "contact:phone", "contact:mobile", "website", "contact:website", "url",
         "brand", "opening_hours", "wikidata", "wikipedia", "building",
     ])
 
-    /// Records where `element` is (nodes for the ways after them, ways and relations for the relations) and
-    /// returns its candidate placed there, if its tags made one (`tagged`, from ``tagged(_:)``).
+    /// Records where nodes are, for the ways after them (every node's position, from
+    /// ``OSMPBFReader/forEachElement(progress:selectingTags:nodePositions:preparing:_:)``).
+    mutating func record(_ positions: OSMNodePositions) {
+        for i in positions.ids.indices {
+            nodes.append(id: positions.ids[i], latitude: positions.latitudes[i], longitude: positions.longitudes[i])
+        }
+    }
+
+    /// Records where `element` is (ways and relations, for the relations after them; a node's position is
+    /// recorded by ``record(_:)``) and returns its candidate placed there, if its tags made one (`tagged`, from
+    /// ``tagged(_:)``).
     mutating func consume(_ element: OSMElement, tagged: Tagged?) -> Candidate? {
         let position: Coordinate
         switch element {
         case .node(let node):
-            nodes.append(id: node.id, latitude: node.latitude, longitude: node.longitude)
             position = Coordinate(latitude: node.latitude, longitude: node.longitude)
         case .way(let way):
             guard let centroid = wayCentroid(way) else { return nil }
@@ -178,9 +211,12 @@ struct OSMPlaceExtractor {
     /// Every other name of an object, each once (compared folded), without its main name. Tags holding
     /// several names separate them with `;`.
     static func alternateNames(_ tags: [String: String], name: String) -> [String] {
+        let keys = tags.keys.filter { $0.hasPrefix("name:") || alternateNameKeys.contains($0) }
+        // Most objects have no other name: their main name's words are not needed.
+        guard !keys.isEmpty else { return [] }
         var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
         var names: [String] = []
-        for key in tags.keys.filter({ $0.hasPrefix("name:") || alternateNameKeys.contains($0) }).sorted() {
+        for key in keys.sorted() {
             guard let value = tags[key] else { continue }
             for part in value.split(separator: ";") {
                 let alternate = part.trimmedOfSpaces

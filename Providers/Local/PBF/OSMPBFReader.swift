@@ -82,9 +82,38 @@ public struct OSMPBFReader: Sendable {
         preparing prepare: @escaping @Sendable (OSMElement) -> Prepared,
         _ body: (OSMElement, Prepared) throws -> Void
     ) throws {
+        try read(progress: progress, selection: keepsTag.map(OSMTagSelection.init(keepingTagsWhere:)), nodePositions: nil,
+                 preparing: prepare, body)
+    }
+
+    /// Like ``forEachElement(progress:keepingTagsWhere:preparing:_:)``, for a reader that needs every node's
+    /// position but few nodes' tags (an importer): positions arrive in runs through `nodePositions`, and a node
+    /// reaches `body` (after its position) only when it keeps tags under `selection`. The calls to both come in
+    /// file order. Most nodes of an extract have no tags: they are never made into elements, and `prepare`
+    /// and `body` are not called for each.
+    public func forEachElement<Prepared: Sendable>(
+        progress: ((Int, Int) -> Void)? = nil,
+        selectingTags selection: OSMTagSelection,
+        nodePositions: (OSMNodePositions) throws -> Void,
+        preparing prepare: @escaping @Sendable (OSMElement) -> Prepared,
+        _ body: (OSMElement, Prepared) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(nodePositions) { nodePositions in
+            try read(progress: progress, selection: selection, nodePositions: nodePositions, preparing: prepare, body)
+        }
+    }
+
+    private func read<Prepared: Sendable>(
+        progress: ((Int, Int) -> Void)?,
+        selection: OSMTagSelection?,
+        nodePositions: ((OSMNodePositions) throws -> Void)?,
+        preparing prepare: @escaping @Sendable (OSMElement) -> Prepared,
+        _ body: (OSMElement, Prepared) throws -> Void
+    ) throws {
         let fileName = url.lastPathComponent
         let windowSize = max(2, ProcessInfo.processInfo.activeProcessorCount) * 4
         let mapped = file
+        let separateNodes = nodePositions != nil
         typealias Decoded = Result<DecodedBlock<Prepared>, InputError>
         try { (bytes: UnsafeRawBufferPointer) in
             var offset = dataStart
@@ -105,7 +134,8 @@ public struct OSMPBFReader: Sendable {
             func decoding(_ blocks: [Block]) -> ParallelBatch<Decoded> {
                 ParallelBatch.start(blocks) { block in
                     Result { () throws(InputError) in
-                        try Self.decode(block, in: mapped.bytes, fileName: fileName, keepingTags: keepsTag, preparing: prepare)
+                        try Self.decode(block, in: mapped.bytes, fileName: fileName, selecting: selection,
+                                        separateNodes: separateNodes, preparing: prepare)
                     }
                 }
             }
@@ -123,7 +153,22 @@ public struct OSMPBFReader: Sendable {
                 ahead = next.isEmpty ? nil : decoding(next)
                 for (block, result) in zip(window, decoded.wait()) {
                     let blockElements = try result.get()
-                    for i in blockElements.elements.indices { try body(blockElements.elements[i], blockElements.prepared[i]) }
+                    if let nodePositions, let nodes = blockElements.nodes {
+                        var delivered = 0
+                        func deliverNodes(upTo end: Int) throws {
+                            guard end > delivered else { return }
+                            try nodePositions(OSMNodePositions(ids: nodes.ids[delivered..<end], latitudes: nodes.latitudes[delivered..<end],
+                                                               longitudes: nodes.longitudes[delivered..<end]))
+                            delivered = end
+                        }
+                        for i in blockElements.elements.indices {
+                            try deliverNodes(upTo: blockElements.nodesBefore[i])
+                            try body(blockElements.elements[i], blockElements.prepared[i])
+                        }
+                        try deliverNodes(upTo: nodes.ids.count)
+                    } else {
+                        for i in blockElements.elements.indices { try body(blockElements.elements[i], blockElements.prepared[i]) }
+                    }
                     progress?(block.blobRange.upperBound, bytes.count)
                 }
                 if let end = window.last?.blobRange.upperBound { mapped.release(before: end) }
@@ -136,16 +181,20 @@ public struct OSMPBFReader: Sendable {
 
     /// Inflates and decodes one `OSMData` block into its elements, in file order, each with what `prepare`
     /// makes of it.
+    /// - Parameter separateNodes: every node's position goes to the block's `nodes` columns, and only nodes
+    ///   that keep tags become elements.
     private static func decode<Prepared>(_ block: Block, in bytes: UnsafeRawBufferPointer, fileName: String,
-                                         keepingTags keepsTag: PrimitiveBlockDecoder.KeyFilter?,
+                                         selecting selection: OSMTagSelection?, separateNodes: Bool,
                                          preparing prepare: (OSMElement) -> Prepared) throws(InputError) -> DecodedBlock<Prepared> {
         let payload = try payload(of: block, in: bytes, fileName: fileName)
         var decoded = DecodedBlock<Prepared>()
+        var nodes = separateNodes ? PrimitiveBlockDecoder.NodeColumns() : nil
         do {
             try payload.withUnsafeBytes { raw in
-                try PrimitiveBlockDecoder.decode(raw, keepingTags: keepsTag) { element in
+                try PrimitiveBlockDecoder.decode(raw, selecting: selection, nodes: &nodes) { element, positionsSoFar in
                     decoded.elements.append(element)
                     decoded.prepared.append(prepare(element))
+                    if separateNodes { decoded.nodesBefore.append(positionsSoFar) }
                 }
             }
         } catch let error as ProtobufError {
@@ -153,6 +202,7 @@ public struct OSMPBFReader: Sendable {
         } catch {
             throw InputError("\(fileName): corrupt OSMData block at offset \(block.offset): \(error)")
         }
+        decoded.nodes = nodes
         return decoded
     }
 
@@ -162,6 +212,10 @@ public struct OSMPBFReader: Sendable {
     private struct DecodedBlock<Prepared: Sendable>: Sendable {
         var elements: [OSMElement] = []
         var prepared: [Prepared] = []
+        /// When nodes are read apart (``forEachElement(progress:selectingTags:nodePositions:preparing:_:)``): every
+        /// node's position, and for each element how many of them come before it in the block.
+        var nodes: PrimitiveBlockDecoder.NodeColumns?
+        var nodesBefore: [Int] = []
     }
 
     // MARK: Framing

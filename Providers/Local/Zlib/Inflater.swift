@@ -19,26 +19,53 @@ enum Inflater {
         let description: String
     }
 
-    /// Inflates a whole buffer whose uncompressed size is known (a PBF blob's `raw_size`).
+    /// Inflates a whole buffer whose uncompressed size is known (a PBF blob's `raw_size`), in one call straight
+    /// into the array returned: no zero-filled array, no copy from a chunk (and zlib needs no window of its own).
     static func inflate(_ input: UnsafeRawBufferPointer, framing: Framing, expectedSize: Int) throws -> [UInt8] {
         guard expectedSize >= 0, expectedSize <= 64 << 20 else {
             throw Failure(description: "implausible uncompressed size \(expectedSize)")
         }
-        var output = [UInt8](repeating: 0, count: expectedSize)
-        var produced = 0
-        try output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) throws in
-            _ = try run(input, framing: framing, stopAtStreamEnd: true) { chunk, _ in
-                guard produced + chunk.count <= expectedSize else {
-                    throw Failure(description: "inflates to more than the declared \(expectedSize) bytes")
-                }
-                out.baseAddress!.advanced(by: produced).copyMemory(from: chunk.baseAddress!, byteCount: chunk.count)
-                produced += chunk.count
+        guard let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count > 0 else {
+            throw Failure(description: "compressed data is empty")
+        }
+        // zlib counts input in UInt32 (a PBF blob is at most 64 MB).
+        guard input.count <= Int(UInt32.max >> 1) else { throw Failure(description: "\(input.count) bytes of compressed data in one piece") }
+        var stream = z_stream()
+        guard inflateInit2_(&stream, framing.windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw Failure(description: "zlib could not start inflating")
+        }
+        defer { inflateEnd(&stream) }
+        var status: Int32 = Z_OK
+        // One byte more than declared: data that inflates to more fills it instead of stopping exactly at the end.
+        let room = expectedSize + 1
+        let output = [UInt8](unsafeUninitializedCapacity: room) { buffer, initialized in
+            stream.next_in = UnsafeMutablePointer(mutating: base)
+            stream.avail_in = UInt32(input.count)
+            stream.next_out = buffer.baseAddress
+            stream.avail_out = UInt32(room)
+            status = CSystemZlib.inflate(&stream, Z_FINISH)
+            initialized = room - Int(stream.avail_out)
+        }
+        switch status {
+        case Z_STREAM_END:
+            guard output.count <= expectedSize else {
+                throw Failure(description: "inflates to more than the declared \(expectedSize) bytes")
             }
+            guard output.count == expectedSize else {
+                throw Failure(description: "inflates to \(output.count) bytes, not the declared \(expectedSize)")
+            }
+            return output
+        case Z_OK, Z_BUF_ERROR:
+            if stream.avail_out == 0 { throw Failure(description: "inflates to more than the declared \(expectedSize) bytes") }
+            throw Failure(description: "compressed data ends early (truncated?)")
+        case Z_DATA_ERROR:
+            let message = stream.msg.map { String(cString: $0) } ?? "invalid data"
+            throw Failure(description: "corrupt compressed data (\(message))")
+        case Z_MEM_ERROR:
+            throw Failure(description: "zlib ran out of memory")
+        default:
+            throw Failure(description: "zlib error \(status)")
         }
-        guard produced == expectedSize else {
-            throw Failure(description: "inflates to \(produced) bytes, not the declared \(expectedSize)")
-        }
-        return output
     }
 
     /// Streams the inflated bytes to `sink` in chunks. With `stopAtStreamEnd` false, concatenated

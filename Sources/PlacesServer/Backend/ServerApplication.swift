@@ -36,8 +36,28 @@ public struct ServerApplication: Sendable {
     func answering<Answer>(_ call: () async throws -> Answer?) async throws -> Answer? {
         do {
             return try await call()
-        } catch is NotFound {
+        } catch {
+            try throwInServerTerms(error)
             return nil
+        }
+    }
+
+    /// ``answering(_:)`` for a call answered on the calling thread (``BackendCall/Work/now(_:)``).
+    func answeringNow<Answer>(_ call: () throws -> Answer?) throws -> Answer? {
+        do {
+            return try call()
+        } catch {
+            try throwInServerTerms(error)
+            return nil
+        }
+    }
+
+    /// Returns for a miss (``NotFound``); throws anything else in the server's terms (see ``answering(_:)``).
+    private func throwInServerTerms(_ error: any Error) throws {
+        do {
+            throw error
+        } catch is NotFound {
+            return
         } catch let unknown as UnknownSpot {
             throw InputError("unknown spot '\(unknown.reference.prefix(40))': SPOT.LIST shows the saved ids")
         } catch let unknown as UnknownVisit {
@@ -66,8 +86,25 @@ public struct ServerApplication: Sendable {
         return StorageError.unavailableReason(error, directory: directory)
     }
 
-    func details(_ query: DetailsQuery) async throws -> Data? {
-        try PlacesJSON.place(try await places.get().details(query.id, fields: query.fields))
+    /// A local id is read on the calling thread (``PlacesApplication/localDetails(_:)``); a provider's by a task.
+    func details(_ query: DetailsQuery) -> BackendCall.Work {
+        guard PlacesApplication.isLocal(query.id) else {
+            return .later {
+                BackendAnswer(data: try await answering {
+                    try PlacesJSON.place(try await places.get().details(query.id, fields: query.fields))
+                })
+            }
+        }
+        return .now { BackendAnswer(data: try answeringNow { try PlacesJSON.place(try places.get().localDetails(query.id)) }) }
+    }
+
+    /// The local index, on the calling thread (``PlacesApplication/localSearch(_:open:)``).
+    func search(_ request: ServerRequests.Filtered<SearchQuery>) -> BackendCall.Work {
+        .now {
+            BackendAnswer(data: try answeringNow {
+                try PlacesJSON.places(try places.get().localSearch(request.query, open: request.open).places, reference: request.query.near)
+            })
+        }
     }
 
     func reverse(_ query: ReverseQuery) async throws -> Data? {

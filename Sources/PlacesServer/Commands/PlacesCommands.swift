@@ -11,17 +11,14 @@ extension CommandTable {
     /// that answers it with the CLI's `--json` bytes (`nil`: a miss, sent as a null reply).
     public static func places(_ app: ServerApplication) -> CommandTable {
         CommandTable([
-            .core(app, "SEARCH", arity: 1...13,
+            .backend("SEARCH", arity: 1...13,
                      syntax: "SEARCH query [NEAR lat lon] [RADIUS m] [LIMIT n] [CATEGORY c] [OPEN NOW | OPEN AT time]",
                      summary: "places whose names match the words, as `places search --json`; OPEN NOW keeps only places "
                         + "whose hours say open now on their own clock (places without hours are left out)", memoisable: true,
-                     parse: ServerRequests.search) { request in
-                try PlacesJSON.places(try await app.places.get().search(request.query, open: request.open).places,
-                                      reference: request.query.near)
-            },
-            .core(app, "DETAILS", arity: 1...1, syntax: "DETAILS id",
+                     parse: ServerRequests.search, work: app.search),
+            .backend("DETAILS", arity: 1...1, syntax: "DETAILS id",
                      summary: "one place by id (osm:node/123, geonames:658225); null when unknown", memoisable: true,
-                     parse: ServerRequests.details) { query in try await app.details(query) },
+                     parse: ServerRequests.details, work: app.details),
             .core(app, "NEARBY", arity: 2...13,
                      syntax: "NEARBY lat lon [RADIUS m] [CATEGORY c] [BRAND b] [LIMIT n] [OPEN NOW | OPEN AT time]",
                      summary: "places around a point, nearest first; OPEN NOW as for SEARCH (places without hours are left out)",

@@ -65,55 +65,88 @@ public struct CommandExecutor: Sendable {
         return .array(replies)
     }
 
+    /// The reply to a call answered on the calling thread (``BackendCall/Work/now(_:)``), kept in the memo as
+    /// ``reply(_:memoKey:)`` keeps it. Identical requests are not looked for here: the connection handler shares one
+    /// answer among those its event loop received together.
+    func replyNow(_ call: BackendCall, answering answer: () throws -> BackendAnswer, memoKey: ReplyMemo.Key?) -> RESPValue {
+        metrics.count(.backendCall)
+        let (reply, lease): (RESPValue, CacheHitLease?)
+        do {
+            (reply, lease) = answered(try answer())
+        } catch {
+            (reply, lease) = (failed(call, error), nil)
+        }
+        if let memoKey {
+            switch call.memoisation {
+            case .never: break
+            case .forTimeToLive: memo.store(reply, for: memoKey)
+            case .whileLeased: if let lease { memo.store(reply, for: memoKey, lease: lease) }
+            }
+        }
+        return reply
+    }
+
     /// The call's reply, and the lease it may be repeated under (a failure has none).
     private func run(_ call: BackendCall) async -> (reply: RESPValue, lease: CacheHitLease?) {
         metrics.count(.backendCall)
         do {
-            let answer = try await call.run()
-            guard let data = answer.data else {
-                metrics.count(.miss)
-                return (.null, answer.lease)
-            }
-            return (.bulk(data), answer.lease)
+            return answered(try await call.run())
+        } catch {
+            return (failed(call, error), nil)
+        }
+    }
+
+    private func answered(_ answer: BackendAnswer) -> (reply: RESPValue, lease: CacheHitLease?) {
+        guard let data = answer.data else {
+            metrics.count(.miss)
+            return (.null, answer.lease)
+        }
+        return (.bulk(data), answer.lease)
+    }
+
+    /// A failed call's `-ERR` reply: what to do, never a stack or a secret.
+    private func failed(_ call: BackendCall, _ error: any Error) -> RESPValue {
+        do {
+            throw error
         } catch let error as ServerBackendError {
             switch error {
             case .notOpened(let reason):
                 metrics.countError(.storageUnavailable)
-                return (.error("ERR \(call.commandName) cannot run: \(reason); fix that and restart the server"), nil)
+                return .error("ERR \(call.commandName) cannot run: \(reason); fix that and restart the server")
             case .failed(let reason):
                 metrics.countError(.internal)
                 // The operator sees it too: an outage shows in the log, not only in one client's reply.
                 logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
-                return (.error("ERR \(call.commandName) failed: \(reason)"), nil)
+                return .error("ERR \(call.commandName) failed: \(reason)")
             case .budgetDenied(let reason):
                 metrics.countError(.budget)
-                return (.error("ERR budget \(reason)"), nil)
+                return .error("ERR budget \(reason)")
             case .upstream(let reason):
                 metrics.countError(.provider)
                 logger.warning("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
-                return (.error("ERR upstream \(reason)"), nil)
+                return .error("ERR upstream \(reason)")
             case .storageUnavailable(let reason):
                 metrics.countError(.storageUnavailable)
                 logger.error("\(call.commandName) failed", metadata: ["request": "\(call.request)", "reason": "\(reason)"])
-                return (.error("ERR storage unavailable: \(reason)"), nil)
+                return .error("ERR storage unavailable: \(reason)")
             }
         } catch let error as InputError {
             metrics.countError(.input)
-            return (.error("ERR " + error.message), nil)
+            return .error("ERR " + error.message)
         } catch let error as StorageUnavailable {
             // Shared state is down: say so; the local index and memoised replies keep answering meanwhile.
             metrics.countError(.storageUnavailable)
-            return (.error("ERR " + error.description), nil)
+            return .error("ERR " + error.description)
         } catch let error as ProviderError {
             metrics.countError(.provider)
-            return (.error("ERR " + error.description), nil)
+            return .error("ERR " + error.description)
         } catch is CancellationError {
             metrics.countError(.internal)
-            return (.error("ERR the server is shutting down; retry"), nil)
+            return .error("ERR the server is shutting down; retry")
         } catch {
             metrics.countError(.internal)
             logger.error("backend call failed", metadata: ["command": "\(call.commandName)", "error": "\(String(reflecting: type(of: error)))"])
-            return (.error("ERR \(call.commandName) failed inside the server; see the server log"), nil)
+            return .error("ERR \(call.commandName) failed inside the server; see the server log")
         }
     }
 

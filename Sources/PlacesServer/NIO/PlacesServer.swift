@@ -46,6 +46,7 @@ public final class PlacesServer: Service, Sendable {
         let logger = self.logger
         let executor = CommandExecutor(
             commands: commands, metrics: metrics, memo: memo, configuration: configuration, logger: logger)
+        let loopReads = LoopReadsByLoop()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -65,7 +66,8 @@ public final class PlacesServer: Service, Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     // The handler closes idle connections itself (see RESPConnectionHandler).
                     try channel.pipeline.syncOperations.addHandler(
-                        RESPConnectionHandler(executor: executor, configuration: configuration, logger: logger))
+                        RESPConnectionHandler(executor: executor, loopReads: loopReads.reads(on: channel.eventLoop),
+                                              configuration: configuration, logger: logger))
                 }
             }
         let channel: any Channel

@@ -29,6 +29,8 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     }
 
     private let executor: CommandExecutor
+    /// Where this connection's event loop answers the calls it answers itself (``BackendCall/Work/now(_:)``).
+    private let loopReads: LoopReads
     private let configuration: ServerConfiguration
     private var logger: Logger
     private var parser: RESPRequestParser
@@ -60,8 +62,9 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     private var idleCheck: Scheduled<Void>?
     private var recentCommand = ServerMetrics.RecentCommand()
 
-    init(executor: CommandExecutor, configuration: ServerConfiguration, logger: Logger) {
+    init(executor: CommandExecutor, loopReads: LoopReads, configuration: ServerConfiguration, logger: Logger) {
         self.executor = executor
+        self.loopReads = loopReads
         self.configuration = configuration
         self.logger = logger
         self.parser = RESPRequestParser(limits: configuration.limits, isAuthenticated: configuration.password == nil)
@@ -212,11 +215,13 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         // Memo entries are checked for age against one reading of the clock per batch of requests.
         let now = memoEnabled ? NIODeadline.now() : .uptimeNanoseconds(0)
         while !shouldPauseProcessing {
-            // A repeated request is looked up by its bytes before it is parsed (see ReplyMemo.Key).
+            // A repeated request is looked up by its bytes before it is parsed (see ReplyMemo.Key): in the memo,
+            // and among the answers this event loop is about to compute (LoopReads).
             var located: RESPFrame?
-            if memoEnabled && !parser.isMidRequest && machine.isReady {
+            if (memoEnabled || !loopReads.isIdle) && !parser.isMidRequest && machine.isReady {
                 located = RESPFrame.atFront(of: buffer)
-                if let frame = located, answerFromMemory(frame, in: &buffer, at: now) {
+                if let frame = located,
+                   (memoEnabled && answerFromMemory(frame, in: &buffer, at: now)) || joinLoopRead(frame, in: &buffer, context: context) {
                     if outbound.readableBytes >= 64 * 1024 { flushReplies(context: context) }
                     continue
                 }
@@ -278,6 +283,24 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         return true
     }
 
+    /// Joins the request `frame` locates at the front of `buffer` to an identical one's answer this event loop is
+    /// about to compute (``LoopReads``), and consumes its bytes; `false` (nothing consumed) when there is none.
+    private func joinLoopRead(_ frame: RESPFrame, in buffer: inout ByteBuffer, context: ChannelHandlerContext) -> Bool {
+        guard !loopReads.isIdle else { return false }
+        let key = ReplyMemo.Key(borrowing: buffer.getSlice(at: buffer.readerIndex, length: frame.length)!,
+                                command: frame.command)
+        guard loopReads.isScheduled(key) else { return false }
+        let started = executor.metrics.recordsLatency ? NIODeadline.now() : nil
+        let command = recentCommand.countRequest(
+            named: buffer.getSlice(at: buffer.readerIndex + frame.command.start, length: frame.command.length)!,
+            in: executor.metrics)
+        let timing = started.flatMap { started in command.latency.map { RequestTiming(histogram: $0, started: started) } }
+        _ = loopReads.join(key, then: awaitLoopRead(holding: heldForPartialRequest, timing: timing, context: context))
+        heldForPartialRequest = 0
+        buffer.moveReaderIndex(forwardBy: frame.length)
+        return true
+    }
+
     /// A request is arriving over several reads: take what it has declared so far from the server-wide
     /// allowance, or refuse it when the allowance is spent.
     private func reserveForPartialRequest(context: ChannelHandlerContext) {
@@ -317,7 +340,13 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         case .execute(let call):
             let memoKey = call.memoisation != .never ? request.map(ReplyMemo.Key.init(copying:)) : nil
             let executor = self.executor
-            startAsync(holding: held, timing: timing, context: context) { await executor.reply(call, memoKey: memoKey) }
+            if case .now(let answer) = call.work {
+                answerOnLoop(holding: held, timing: timing, memoKey: memoKey, context: context) {
+                    executor.replyNow(call, answering: answer, memoKey: memoKey)
+                }
+            } else {
+                startAsync(holding: held, timing: timing, context: context) { await executor.reply(call, memoKey: memoKey) }
+            }
         case .report(let sections, let json):
             let executor = self.executor
             startAsync(holding: held, timing: timing, context: context) { await executor.report(sections: sections, json: json) }
@@ -364,6 +393,22 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         let promise = context.eventLoop.makePromise(of: RESPValue.self)
         promise.completeWithTask(body)
         promise.futureResult.assumeIsolated().whenSuccess { [self] value in
+            timing?.finish()
+            self.complete(sequence: sequence, with: value, context: context)
+        }
+    }
+
+    /// A call this event loop answers itself, once it has read what is ready (``LoopReads``): no task, no thread hop.
+    private func answerOnLoop(holding held: Int, timing: RequestTiming?, memoKey: ReplyMemo.Key?,
+                              context: ChannelHandlerContext, _ compute: @escaping () -> RESPValue) {
+        loopReads.answer(memoKey, computing: compute, then: awaitLoopRead(holding: held, timing: timing, context: context))
+    }
+
+    /// A slot for a reply the event loop will compute, and what writes the reply into it.
+    private func awaitLoopRead(holding held: Int, timing: RequestTiming?, context: ChannelHandlerContext) -> (RESPValue) -> Void {
+        let sequence = firstSequence + slots.count
+        slots.append(.waiting(heldBytes: held))
+        return { [self] value in
             timing?.finish()
             self.complete(sequence: sequence, with: value, context: context)
         }

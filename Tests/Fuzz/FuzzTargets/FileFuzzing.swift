@@ -10,11 +10,21 @@ enum FileFuzzing {
         let url = ScratchFile.write(data, named: "fuzz.osm.pbf")
         do {
             let reader = try OSMPBFReader(url: url)
-            var elements = 0
-            try reader.forEachElement { element in
+            var elements = 0, nodes = 0
+            try? reader.forEachElement { element in
                 elements += 1
+                if case .node = element { nodes += 1 }
                 _ = element.tags["name"]
             }
+            // As `places import` reads: node positions apart, tags selected by key and refused by object. The
+            // same blocks are delivered either way, a corrupt one included (nothing of it), so as many positions.
+            let selection = OSMTagSelection(mark: { $0 == "name" ? 1 : $0.hasPrefix("addr:") ? 0 : nil }, keepsObject: { $0 == 1 })
+            var positions = 0
+            try? reader.forEachElement(selectingTags: selection, nodePositions: { positions += $0.ids.count },
+                                       preparing: { _ in () }) { element, _ in
+                FuzzTarget.check(element.tags.isEmpty || element.tags["name"] != nil, "a refused object kept its tags")
+            }
+            FuzzTarget.check(positions == nodes, "\(positions) node positions for \(nodes) nodes")
         } catch {}
     }
 

@@ -307,6 +307,40 @@ import Testing
         try await server.stop()
     }
 
+    @Test func identicalLoopReadsReadTogetherShareOneAnswer() async throws {
+        let server = try await TestServer.start(memo: ReplyMemo(capacity: 0))
+        let client = try RawClient(port: server.port)
+        // One write, so one read of the event loop: its DETAILS are answered after it, the identical ones by one call
+        // (inline, and in multibulk form with the name in lower case, which joins before it is parsed).
+        try client.send("DETAILS geonames:658225\r\nDETAILS osm:node/9\r\ndetails geonames:658225\r\n"
+            + "*2\r\n$7\r\ndetails\r\n$15\r\ngeonames:658225\r\n*2\r\n$7\r\nDETAILS\r\n$10\r\nosm:node/9\r\n")
+        let replies = try await client.replies(5)
+        #expect(replies[0].text?.contains("Helsinki") == true)
+        #expect(replies[1] == .null)
+        #expect(replies[2] == replies[0])
+        #expect(replies[3] == replies[0])
+        #expect(replies[4] == .null)
+        let counters = server.server.metrics.snapshot
+        #expect(counters.backendCalls == 2)
+        #expect(counters.commandsProcessed == 5)
+        #expect(counters.misses == 1, "counted by the call that found it, as for requests sharing a task")
+        try await server.stop()
+    }
+
+    @Test func loopReadsAndTasksAnswerInRequestOrder() async throws {
+        let server = try await TestServer.start(memo: ReplyMemo(capacity: 0))
+        let client = try RawClient(port: server.port)
+        // A task's search, then reads the event loop answers itself (one failing): replies in request order.
+        try client.send("SEARCH helsinki\r\nDETAILS geonames:0\r\nDETAILS osm:node/2486473580\r\nSEARCH maya\r\n")
+        let replies = try await client.replies(4)
+        #expect(replies[0].text?.contains("Helsinki") == true)
+        #expect(replies[1] == .error("ERR DETAILS failed: the index is being rebuilt"))
+        #expect(replies[2].text?.contains("Maya Bar") == true)
+        #expect(replies[3].text?.contains("Maya Bar") == true)
+        #expect(server.server.metrics.snapshot.errorReplies == 1)
+        try await server.stop()
+    }
+
     @Test func withTheMemoOffEveryReadReachesTheBackend() async throws {
         let server = try await TestServer.start(memo: ReplyMemo(capacity: 0))
         let client = try RawClient(port: server.port)

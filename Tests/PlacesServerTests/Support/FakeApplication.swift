@@ -5,7 +5,7 @@ import PlacesCore
 /// An in-memory application with real-shaped JSON behind the real argument parsers, so protocol
 /// behaviour is tested without an index. A search for `slow:<ms>` sleeps that long first, which is how
 /// tests make calls finish out of order; `big:<bytes>` answers a string that long; `gated` waits at
-/// ``gate`` until the test opens it; `explode` fails.
+/// ``gate`` until the test opens it; `explode` fails. DETAILS is answered on the event loop (``BackendCall/Work/now(_:)``).
 struct FakeApplication: Sendable {
     static let places: [String: String] = [
         "osm:node/2486473580": #"{"id":"osm:node/2486473580","name":"Maya Bar","lat":60.1721,"lon":24.945,"category":"bar"}"#,
@@ -20,8 +20,14 @@ struct FakeApplication: Sendable {
                      summary: "fake search", memoisable: true, parse: ServerRequests.search) { query in
                 try await Self.search(query.query, gate: gate)
             },
+            // Answered on the event loop, as the real DETAILS of a local id is; `geonames:0` fails.
             .backend("DETAILS", arity: 1...1, syntax: "DETAILS id", summary: "fake details", memoisable: true,
-                     parse: ServerRequests.details) { query in Self.places[query.id.description].map { Data($0.utf8) } },
+                     parse: ServerRequests.details) { query in
+                .now {
+                    if query.id.description == "geonames:0" { throw ServerBackendError.failed(reason: "the index is being rebuilt") }
+                    return BackendAnswer(data: Self.places[query.id.description].map { Data($0.utf8) })
+                }
+            },
             .backend("REVERSE", arity: 2...2, syntax: "REVERSE lat lon", summary: "fake reverse", memoisable: true,
                      parse: { arguments throws(CommandSyntaxError) in ReverseQuery(coordinate: try arguments.coordinate()) }) { query in
                 query.coordinate.latitude > 59 ? Data(#"{"city":"Helsinki","country":"FI"}"#.utf8) : nil
