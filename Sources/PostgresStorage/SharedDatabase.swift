@@ -155,8 +155,7 @@ public final class SharedDatabase: Sendable {
         }
         var single = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.user,
                                                       password: url.password, database: url.database, tls: connectionTLS)
-        let (seconds, attoseconds) = configuration.timeout.components
-        single.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        single.options.connectTimeout = TimeAmount(configuration.timeout)
         do {
             let connection = try await PostgresConnection.connect(configuration: single, id: 0, logger: logger)
             try? await connection.close()

@@ -58,13 +58,21 @@ enum Inflater {
         case Z_OK, Z_BUF_ERROR:
             if stream.avail_out == 0 { throw Failure(description: "inflates to more than the declared \(expectedSize) bytes") }
             throw Failure(description: "compressed data ends early (truncated?)")
+        default:
+            throw failure(status, stream)
+        }
+    }
+
+    /// What zlib's `status` means when it is neither progress nor the end: corrupt data, no memory, or another error.
+    private static func failure(_ status: Int32, _ stream: z_stream) -> Failure {
+        switch status {
         case Z_DATA_ERROR:
             let message = stream.msg.map { String(cString: $0) } ?? "invalid data"
-            throw Failure(description: "corrupt compressed data (\(message))")
+            return Failure(description: "corrupt compressed data (\(message))")
         case Z_MEM_ERROR:
-            throw Failure(description: "zlib ran out of memory")
+            return Failure(description: "zlib ran out of memory")
         default:
-            throw Failure(description: "zlib error \(status)")
+            return Failure(description: "zlib error \(status)")
         }
     }
 
@@ -127,13 +135,8 @@ enum Inflater {
                     throw Failure(description: "compressed data ends early (truncated?)")
                 }
                 if produced == 0 { throw Failure(description: "zlib made no progress") }
-            case Z_DATA_ERROR:
-                let message = stream.msg.map { String(cString: $0) } ?? "invalid data"
-                throw Failure(description: "corrupt compressed data (\(message))")
-            case Z_MEM_ERROR:
-                throw Failure(description: "zlib ran out of memory")
             default:
-                throw Failure(description: "zlib error \(status)")
+                throw failure(status, stream)
             }
         }
     }
