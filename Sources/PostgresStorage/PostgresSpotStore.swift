@@ -40,17 +40,14 @@ public final class PostgresSpotStore: SpotStore {
     /// Finds the spot `reference` names, changes it, stamps `updatedAt`, and saves it, all in one transaction with
     /// the row locked, so two editors on two instances never lose each other's change.
     @discardableResult
-    public func update(_ reference: String, now: Date = Date(), _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot {
-        // The transaction runs (and ends) within this call: `change` is only used before it returns.
-        try await withoutActuallyEscaping(change) { change in
-            try await transaction { connection in
-                var spot = try await Self.resolve(reference, lock: true, connection)
-                try change(&spot)
-                spot.updatedAt = now.roundedToMilliseconds
-                try SpotRules.checkStorable(spot)
-                try await Self.replace(spot, connection)
-                return spot
-            }
+    public func update(_ reference: String, now: Date = Date(), _ change: @escaping @Sendable (inout Spot) throws -> Void) async throws -> Spot {
+        try await transaction { connection in
+            var spot = try await Self.resolve(reference, lock: true, connection)
+            try change(&spot)
+            spot.updatedAt = now.roundedToMilliseconds
+            try SpotRules.checkStorable(spot)
+            try await Self.replace(spot, connection)
+            return spot
         }
     }
 
@@ -214,17 +211,14 @@ public final class PostgresSpotStore: SpotStore {
     }
 
     @discardableResult
-    public func updateVisit(_ reference: String, _ change: @Sendable (inout Visit) throws -> Void) async throws -> Visit {
-        // The transaction runs (and ends) within this call: `change` is only used before it returns.
-        try await withoutActuallyEscaping(change) { change in
-            try await transaction { connection in
-                var visit = try await Self.resolveVisit(reference, lock: true, connection)
-                let id = visit.id
-                try change(&visit)
-                visit.id = id
-                try await Self.insert(visit, connection)
-                return visit
-            }
+    public func updateVisit(_ reference: String, _ change: @escaping @Sendable (inout Visit) throws -> Void) async throws -> Visit {
+        try await transaction { connection in
+            var visit = try await Self.resolveVisit(reference, lock: true, connection)
+            let id = visit.id
+            try change(&visit)
+            visit.id = id
+            try await Self.insert(visit, connection)
+            return visit
         }
     }
 

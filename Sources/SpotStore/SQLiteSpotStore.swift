@@ -111,7 +111,7 @@ public final class SQLiteSpotStore: SpotStore {
     }
 
     @discardableResult
-    public func update(_ reference: String, now: Date, _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot {
+    public func update(_ reference: String, now: Date, _ change: @escaping @Sendable (inout Spot) throws -> Void) async throws -> Spot {
         try await database.write { db in
             var spot = try Self.resolve(reference, db)
             try change(&spot)
@@ -286,16 +286,14 @@ public final class SQLiteSpotStore: SpotStore {
     }
 
     @discardableResult
-    public func updateVisit(_ reference: String, _ change: @Sendable (inout Visit) throws -> Void) async throws -> Visit {
-        try await withoutActuallyEscaping(change) { change in
-            try await database.write { db in
-                var visit = try Self.resolveVisit(reference, db)
-                let id = visit.id
-                try change(&visit)
-                visit.id = id
-                try Self.insert(visit, db)
-                return visit
-            }
+    public func updateVisit(_ reference: String, _ change: @escaping @Sendable (inout Visit) throws -> Void) async throws -> Visit {
+        try await database.write { db in
+            var visit = try Self.resolveVisit(reference, db)
+            let id = visit.id
+            try change(&visit)
+            visit.id = id
+            try Self.insert(visit, db)
+            return visit
         }
     }
 

@@ -35,9 +35,10 @@ public protocol SpotStore: Sendable {
     func add(_ spots: [Spot]) async throws
 
     /// Finds the spot `reference` names, lets `change` edit it, stamps `updatedAt` with `now`, and saves it, all
-    /// in one transaction. An error thrown by `change` saves nothing.
+    /// in one transaction. An error thrown by `change` saves nothing. `change` escapes: a store may run it in a
+    /// task that outlives the call (a PostgreSQL request answers at its deadline while its task still runs).
     @discardableResult
-    func update(_ reference: String, now: Date, _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot
+    func update(_ reference: String, now: Date, _ change: @escaping @Sendable (inout Spot) throws -> Void) async throws -> Spot
 
     /// Deletes the spot `reference` names and returns it. Its visits stay, detached, because they still happened.
     @discardableResult
@@ -96,7 +97,7 @@ public protocol SpotStore: Sendable {
     /// Finds the visit `reference` names, lets `change` edit it (its id stays) and saves it, in one transaction.
     /// An error thrown by `change` saves nothing.
     @discardableResult
-    func updateVisit(_ reference: String, _ change: @Sendable (inout Visit) throws -> Void) async throws -> Visit
+    func updateVisit(_ reference: String, _ change: @escaping @Sendable (inout Visit) throws -> Void) async throws -> Visit
 
     /// Deletes the visit `reference` names and returns it.
     @discardableResult
@@ -120,7 +121,7 @@ extension SpotStore {
     public func visits() async throws -> [Visit] { try await visits(day: nil, since: nil, spot: nil) }
 
     @discardableResult
-    public func update(_ reference: String, _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot {
+    public func update(_ reference: String, _ change: @escaping @Sendable (inout Spot) throws -> Void) async throws -> Spot {
         try await update(reference, now: Date(), change)
     }
 }

@@ -30,6 +30,35 @@ import Testing
         #expect(Set(tags) == Set((0..<20).map { "t\($0)" }))
     }
 
+    /// An edit still waiting for its row when the storage timeout ends it fails with ``StorageUnavailable`` and saves
+    /// nothing. The request's own task still holds the edit's closure then; when the store lent it out as
+    /// non-escaping, that trapped the whole process ("closure argument was escaped in withoutActuallyEscaping
+    /// block"), as it could even after a successful edit whose task had not yet let go of it.
+    @Test func anEditThatOutlivesTheTimeoutFailsAndSavesNothing() async throws {
+        let url = try await PostgresTestCluster.freshDatabase()
+        let holder = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: testTimeout))
+        let editor = try SharedDatabase(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: .seconds(1)))
+        defer { holder.close(); editor.close() }
+        try await PostgresSpotStore(database: holder).add(cathedral)
+        let id = cathedral.id.storeKey
+        let (locked, announceLocked) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let holding = Task {
+            try await holder.withTransaction { connection in
+                try await connection.query("SELECT 1 FROM spot WHERE id = \(id) FOR UPDATE", logger: PostgresSpotStore.logger)
+                announceLocked.yield()
+                for await _ in released { break }
+            }
+        }
+        for await _ in locked { break }
+        await #expect(throws: StorageUnavailable.self) {
+            try await PostgresSpotStore(database: editor).update(id) { $0.tags.append("late") }
+        }
+        release.yield()
+        try await holding.value
+        #expect(try await PostgresSpotStore(database: holder).spot(id: cathedral.id)?.tags == cathedral.tags)
+    }
+
     @Test func nearIsAnsweredByThePointIndex() async throws {
         try await withFreshDatabase { database in
             let store = PostgresSpotStore(database: database)

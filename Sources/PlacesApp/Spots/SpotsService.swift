@@ -71,7 +71,7 @@ public struct SpotsService: Sendable {
     /// Changes the spot `reference` names in one transaction, stamping its update time.
     /// - Throws: ``UnknownSpot`` when no saved spot answers to it; nothing is saved when `change` throws.
     @discardableResult
-    public func update(_ reference: String, now: Date = Date(), _ change: @Sendable (inout Spot) throws -> Void) async throws -> Spot {
+    public func update(_ reference: String, now: Date = Date(), _ change: @escaping @Sendable (inout Spot) throws -> Void) async throws -> Spot {
         try await store.update(reference, now: now, change)
     }
 
