@@ -87,11 +87,14 @@ extension PlaceIndexStore {
     /// The nearest POI or address point within `radius` metres, and the city the point is in.
     public func reverse(_ coordinate: Coordinate, radius: Double = 100) throws -> IndexedReverse {
         try database.read { db in
-            let box = GeoMath.boundingBox(around: coordinate, radius: radius)
-            let nearest = try Row.fetchAll(db.cachedStatement(sql: """
+            let statement = try db.cachedStatement(sql: """
                 SELECT p.rowid, p.lat, p.lon FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
                 WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.kind != 'city'
-                """), arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude])
+                """)
+            let nearest = try GeoMath.boundingBoxes(around: coordinate, radius: radius)
+                .flatMap { box in
+                    try Row.fetchAll(statement, arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude])
+                }
                 .map { row -> (rowid: Int64, distance: Double) in
                     (row[0], GeoMath.distance(coordinate, Coordinate(latitude: row[1], longitude: row[2])))
                 }
@@ -152,33 +155,41 @@ struct PlacesAround {
     /// Reads the boxes of `radii` metres (growing) in turn, handing each row to `visit`, until `enough` (asked
     /// after each box with its radius) says so or the last box is read.
     func read(radii: [Double], _ visit: (SQLiteRow) throws -> Void, enough: (_ boxRadius: Double) -> Bool) throws {
-        var inner: BoundingBox?
+        var inner: [BoundingBox] = []
         var seen = Set<Int64>()
         for radius in radii {
-            let box = GeoMath.boundingBox(around: center, radius: radius)
-            var inBox = "r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?"
-            var boxArguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
-            if let inner {
-                inBox += " AND NOT (r.min_lat >= ? AND r.max_lat <= ? AND r.min_lon >= ? AND r.max_lon <= ?)"
-                boxArguments += [inner.minLatitude, inner.maxLatitude, inner.minLongitude, inner.maxLongitude]
-            }
-            if let ids {
-                var wanted: [Int64] = []
-                try SQLiteRow.forEach(db.cachedStatement(sql: "SELECT r.id FROM place_rtree r WHERE \(inBox)"), arguments: boxArguments) { entry in
-                    let id = entry.int64(0)
-                    if ids.contains(id), seen.insert(id).inserted { wanted.append(id) }
-                }
-                try read(rowids: wanted, visit)
-            } else {
-                // CROSS JOIN keeps the R*Tree as the outer loop; otherwise SQLite may scan every place.
-                try SQLiteRow.forEach(db.cachedStatement(sql: """
-                    SELECT p.rowid, \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inBox) AND (\(condition))
-                    """), arguments: columnArguments + boxArguments + arguments) { row in
-                    if seen.insert(row.int64(0)).inserted { try visit(row) }
-                }
+            let boxes = GeoMath.boundingBoxes(around: center, radius: radius)
+            for box in boxes {
+                try read(box, outside: inner, seen: &seen, visit)
             }
             if enough(radius) { return }
-            inner = box
+            inner = boxes
+        }
+    }
+
+    /// Reads the entries of `box` that lie in none of `inner` (a box already read), skipping those in `seen`.
+    private func read(_ box: BoundingBox, outside inner: [BoundingBox], seen: inout Set<Int64>,
+                      _ visit: (SQLiteRow) throws -> Void) throws {
+        var inBox = "r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ?"
+        var boxArguments: StatementArguments = [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+        for inner in inner {
+            inBox += " AND NOT (r.min_lat >= ? AND r.max_lat <= ? AND r.min_lon >= ? AND r.max_lon <= ?)"
+            boxArguments += [inner.minLatitude, inner.maxLatitude, inner.minLongitude, inner.maxLongitude]
+        }
+        if let ids {
+            var wanted: [Int64] = []
+            try SQLiteRow.forEach(db.cachedStatement(sql: "SELECT r.id FROM place_rtree r WHERE \(inBox)"), arguments: boxArguments) { entry in
+                let id = entry.int64(0)
+                if ids.contains(id), seen.insert(id).inserted { wanted.append(id) }
+            }
+            try read(rowids: wanted, visit)
+        } else {
+            // CROSS JOIN keeps the R*Tree as the outer loop; otherwise SQLite may scan every place.
+            try SQLiteRow.forEach(db.cachedStatement(sql: """
+                SELECT p.rowid, \(columns) FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id WHERE \(inBox) AND (\(condition))
+                """), arguments: columnArguments + boxArguments + arguments) { row in
+                if seen.insert(row.int64(0)).inserted { try visit(row) }
+            }
         }
     }
 
@@ -246,7 +257,10 @@ enum CityLookup {
 
     private static func winners(near coordinates: [Coordinate], in db: Database) throws -> [Int64?] {
         guard coordinates.count > 1 else { return try coordinates.map { try winner(near: $0, in: db) } }
-        let windows = coordinates.map { GeoMath.boundingBox(around: $0, radius: 15_000) }
+        let pieces = coordinates.map { GeoMath.boundingBoxes(around: $0, radius: 15_000) }
+        // A window across the antimeridian is two boxes at the ends of the longitudes, which no common box holds.
+        guard pieces.allSatisfy({ $0.count == 1 }) else { return try coordinates.map { try winner(near: $0, in: db) } }
+        let windows = pieces.map { $0[0] }
         let common = BoundingBox(
             minLatitude: windows.map(\.minLatitude).min() ?? 0, minLongitude: windows.map(\.minLongitude).min() ?? 0,
             maxLatitude: windows.map(\.maxLatitude).max() ?? 0, maxLongitude: windows.map(\.maxLongitude).max() ?? 0)
@@ -277,7 +291,7 @@ enum CityLookup {
                        candidates: (BoundingBox) throws -> [CityGrid.Candidate]) rethrows -> Int64? {
         // Population is worth at most ~15 km (2·log10 of the largest cities), so a 15 km window holds the winner.
         for radius in [15_000.0, 300_000.0] {
-            let candidates = try candidates(GeoMath.boundingBox(around: coordinate, radius: radius))
+            let candidates = try GeoMath.boundingBoxes(around: coordinate, radius: radius).flatMap(candidates)
             let scored = candidates.map { candidate -> (candidate: CityGrid.Candidate, distance: Double) in
                 (candidate, GeoMath.distance(coordinate, candidate.coordinate))
             }.filter { $0.distance <= radius }

@@ -231,8 +231,8 @@ struct LocalSearch {
     /// which is why a rare prefix does not take that road.
     private func neighbours(around center: Coordinate, namedWith prefix: String) throws -> [Hit] {
         let outerRadius = 5_000.0
-        let inner = GeoMath.boundingBox(around: center, radius: 1_000)
-        let outer = GeoMath.boundingBox(around: center, radius: outerRadius)
+        let inner = GeoMath.boundingBoxes(around: center, radius: 1_000)
+        let outer = GeoMath.boundingBoxes(around: center, radius: outerRadius)
         let nameTest = """
             p.kind != 'address' AND (substr(p.search_name, 1, length(?)) = ? OR instr(p.search_name, ' ' || ?) > 0
                 OR instr(p.search_alt, ' ' || ?) > 0)
@@ -249,12 +249,18 @@ struct LocalSearch {
             found.append((Hit(rowid: row.int64(0), score: score), distance, isInner))
         }
         if try namesStarting(with: prefix, fewerThan: Self.fewNamesForNeighbours) {
+            // The pieces of one box share their latitudes (GeoMath.boundingBoxes).
+            let inOuterBox = "p.lat BETWEEN ? AND ? AND ("
+                + Array(repeating: "p.lon BETWEEN ? AND ?", count: outer.count).joined(separator: " OR ") + ")"
+            let outerArguments = StatementArguments([outer[0].minLatitude, outer[0].maxLatitude]
+                + outer.flatMap { [$0.minLongitude, $0.maxLongitude] })
             try SQLiteRow.forEach(db.cachedStatement(sql: """
                 SELECT p.rowid, \(columns) FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
-                WHERE place_fts MATCH ? AND p.lat BETWEEN ? AND ? AND p.lon BETWEEN ? AND ? AND \(nameTest)
-                """), arguments: columnArguments + [FullTextQuery.names(FullTextQuery.quoted(prefix) + "*", brand: false),
-                  outer.minLatitude, outer.maxLatitude, outer.minLongitude, outer.maxLongitude] + nameArguments) { row in
-                take(row, inInnerBox: inner.contains(Coordinate(latitude: row.double(1), longitude: row.double(2))))
+                WHERE place_fts MATCH ? AND \(inOuterBox) AND \(nameTest)
+                """), arguments: columnArguments + [FullTextQuery.names(FullTextQuery.quoted(prefix) + "*", brand: false)]
+                  + outerArguments + nameArguments) { row in
+                let point = Coordinate(latitude: row.double(1), longitude: row.double(2))
+                take(row, inInnerBox: inner.contains { $0.contains(point) })
             }
             if found.filter(\.inInnerBox).count >= limit { found.removeAll { !$0.inInnerBox } }
         } else {
@@ -539,9 +545,10 @@ struct LocalSearch {
     private func restrict(_ sql: inout String, _ arguments: inout StatementArguments,
                           to circle: (center: Coordinate, radius: Double)?) {
         if let circle {
-            let box = GeoMath.boundingBox(around: circle.center, radius: circle.radius)
-            sql += " AND p.rowid IN (SELECT id FROM place_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?)"
-            arguments += [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude]
+            let boxes = GeoMath.boundingBoxes(around: circle.center, radius: circle.radius)
+            sql += " AND p.rowid IN (" + Array(repeating: "SELECT id FROM place_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?",
+                                               count: boxes.count).joined(separator: " UNION ALL ") + ")"
+            arguments += StatementArguments(boxes.flatMap { [$0.minLatitude, $0.maxLatitude, $0.minLongitude, $0.maxLongitude] })
         }
         if let filter {
             sql += " AND " + filter.sql

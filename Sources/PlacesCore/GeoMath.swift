@@ -33,15 +33,40 @@ public enum GeoMath {
         return points[index]
     }
 
-    /// The latitude/longitude box that contains every point within `radius` metres of `center`:
-    /// the cheap pre-filter for R*Tree queries, refined afterwards with ``distance(_:_:)``.
+    /// The latitude/longitude box around `center` reaching `radius` metres each way, cut off at ±180° of longitude:
+    /// a view of the area (Nominatim's `viewbox`), not a filter. Near the antimeridian it leaves out what lies
+    /// across it; to find every point within `radius`, read ``boundingBoxes(around:radius:)``.
     public static func boundingBox(around center: Coordinate, radius: Double) -> BoundingBox {
-        let dLat = radius / earthRadiusMeters * 180 / .pi
-        let cosLat = cos(center.latitude * .pi / 180)
-        let dLon = cosLat < 1e-9 ? 180 : min(180, dLat / cosLat)
+        let (dLat, dLon) = boxHalfSpans(around: center, radius: radius)
         return BoundingBox(
             minLatitude: max(-90, center.latitude - dLat), minLongitude: max(-180, center.longitude - dLon),
             maxLatitude: min(90, center.latitude + dLat), maxLongitude: min(180, center.longitude + dLon))
+    }
+
+    /// Boxes that together contain every point within `radius` metres of `center`: the cheap pre-filter for R*Tree
+    /// queries, refined afterwards with ``distance(_:_:)``. One box, or two where it crosses the antimeridian (the
+    /// part past ±180° continues from the other end of the longitudes), each with `minLongitude <= maxLongitude`
+    /// as an R*Tree or a `BETWEEN` needs. Without the second, a place a few metres across 180° (Fiji, Chukotka)
+    /// was never found from the other side.
+    public static func boundingBoxes(around center: Coordinate, radius: Double) -> [BoundingBox] {
+        let (dLat, dLon) = boxHalfSpans(around: center, radius: radius)
+        let south = max(-90, center.latitude - dLat), north = min(90, center.latitude + dLat)
+        func box(_ west: Double, _ east: Double) -> BoundingBox {
+            BoundingBox(minLatitude: south, minLongitude: west, maxLatitude: north, maxLongitude: east)
+        }
+        let west = center.longitude - dLon, east = center.longitude + dLon
+        if dLon >= 180 { return [box(-180, 180)] }
+        if west < -180 { return [box(-180, east), box(west + 360, 180)] }
+        if east > 180 { return [box(west, 180), box(-180, east - 360)] }
+        return [box(west, east)]
+    }
+
+    /// Half the height and half the width of the box around `center` reaching `radius` metres each way, in degrees;
+    /// the width is the whole circle of longitude near a pole.
+    private static func boxHalfSpans(around center: Coordinate, radius: Double) -> (latitude: Double, longitude: Double) {
+        let dLat = radius / earthRadiusMeters * 180 / .pi
+        let cosLat = cos(center.latitude * .pi / 180)
+        return (dLat, cosLat < 1e-9 ? 180 : min(180, dLat / cosLat))
     }
 }
 

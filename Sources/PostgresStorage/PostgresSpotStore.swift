@@ -394,13 +394,12 @@ public final class PostgresSpotStore: SpotStore {
     /// Spots inside the radius's bounding box (the GiST index answers `<@`; a box across the antimeridian is asked as
     /// two), with their exact distances.
     private static func candidates(_ center: Coordinate, radius: Double, _ connection: PostgresConnection) async throws -> [Candidate] {
-        let box = GeoMath.boundingBox(around: center, radius: radius)
         var result: [Candidate] = []
         var seen = Set<Int64>()
-        for (west, east) in SpotRules.longitudeRanges(of: box, around: center) {
+        for box in GeoMath.boundingBoxes(around: center, radius: radius) {
             let rows = try await connection.query("""
                 SELECT rowid, lat, lon FROM spot
-                WHERE point(lon, lat) <@ box(point(\(west), \(box.minLatitude)), point(\(east), \(box.maxLatitude)))
+                WHERE point(lon, lat) <@ box(point(\(box.minLongitude), \(box.minLatitude)), point(\(box.maxLongitude), \(box.maxLatitude)))
                 """, logger: logger)
             for try await (rowid, lat, lon) in rows.decode((Int64, Double, Double).self) where seen.insert(rowid).inserted {
                 result.append(Candidate(rowid: rowid, distance: GeoMath.distance(center, Coordinate(latitude: lat, longitude: lon))))

@@ -440,15 +440,14 @@ public final class SQLiteSpotStore: SpotStore {
     private struct Candidate { var rowid: Int64; var distance: Double }
 
     private static func candidates(_ center: Coordinate, radius: Double, _ db: Database) throws -> [Candidate] {
-        let box = GeoMath.boundingBox(around: center, radius: radius)
         let statement = try db.cachedStatement(sql: """
             SELECT spot.rowid, spot.lat, spot.lon FROM spot_rtree JOIN spot ON spot.rowid = spot_rtree.spot_rowid
             WHERE spot_rtree.max_lat >= ? AND spot_rtree.min_lat <= ? AND spot_rtree.max_lon >= ? AND spot_rtree.min_lon <= ?
             """)
         var result: [Candidate] = []
         var seen = Set<Int64>()
-        for (west, east) in SpotRules.longitudeRanges(of: box, around: center) {
-            let rows = try Row.fetchCursor(statement, arguments: [box.minLatitude, box.maxLatitude, west, east])
+        for box in GeoMath.boundingBoxes(around: center, radius: radius) {
+            let rows = try Row.fetchCursor(statement, arguments: [box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude])
             while let row = try rows.next() {
                 guard seen.insert(row[0]).inserted else { continue }
                 // The R*Tree keeps 32-bit floats (rounded outwards), so it only preselects; the exact columns decide.

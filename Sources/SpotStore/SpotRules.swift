@@ -45,14 +45,4 @@ public enum SpotRules {
         }
         _ = try Coordinate(validatingLatitude: spot.coordinate.latitude, longitude: spot.coordinate.longitude)
     }
-
-    /// The bounding box's longitudes, plus the part that wraps past ±180° (the box itself is clamped there), so a
-    /// spot just across the antimeridian is still found.
-    public static func longitudeRanges(of box: BoundingBox, around center: Coordinate) -> [(Double, Double)] {
-        let span = max(box.maxLongitude - center.longitude, center.longitude - box.minLongitude)
-        var ranges = [(box.minLongitude, box.maxLongitude)]
-        if center.longitude - span < -180 { ranges.append((center.longitude - span + 360, 180)) }
-        if center.longitude + span > 180 { ranges.append((-180, center.longitude + span - 360)) }
-        return ranges
-    }
 }

@@ -83,6 +83,33 @@ import Testing
             #expect(box.contains(p))
         }
     }
+
+    @Test func boxesAcrossTheAntimeridianContinueFromTheOtherEnd() {
+        // 500 m at the equator is 500 / 111,195 = 0.0044966° of longitude (and of latitude) each way.
+        let span = 500 / 111_195.0
+        for (center, pieces) in [(179.999, [(179.999 - span, 180.0), (-180.0, 179.999 + span - 360)]),
+                                 (-179.999, [(-180.0, -179.999 + span), (-179.999 - span + 360, 180.0)]),
+                                 (24.0, [(24 - span, 24 + span)])] {
+            let boxes = GeoMath.boundingBoxes(around: Coordinate(latitude: 0, longitude: center), radius: 500)
+            #expect(boxes.count == pieces.count, "\(center)")
+            for (box, (west, east)) in zip(boxes, pieces) {
+                #expect(abs(box.minLongitude - west) < 1e-6 && abs(box.maxLongitude - east) < 1e-6, "\(center): \(box)")
+                #expect(abs(box.minLatitude + span) < 1e-6 && abs(box.maxLatitude - span) < 1e-6)
+            }
+        }
+        // Every point of the circle is in one of the pieces, across 180° too.
+        let center = Coordinate(latitude: -16.8, longitude: 179.9995)
+        let boxes = GeoMath.boundingBoxes(around: center, radius: 1_000)
+        for bearing in stride(from: 0.0, to: 360, by: 15) {
+            let rad = bearing * .pi / 180
+            var longitude = center.longitude + 999 * sin(rad) / (111_195 * cos(center.latitude * .pi / 180))
+            if longitude > 180 { longitude -= 360 }
+            let p = Coordinate(latitude: center.latitude + 999 * cos(rad) / 111_195, longitude: longitude)
+            #expect(boxes.contains { $0.contains(p) }, "bearing \(bearing)")
+        }
+        // Near a pole the box is the whole circle of longitude, in one piece.
+        #expect(GeoMath.boundingBoxes(around: Coordinate(latitude: 90, longitude: 179.9), radius: 10).map(\.minLongitude) == [-180])
+    }
 }
 
 /// Issue 16 item 1: `Int(1e19)` traps, and `1e19` is a Double anyone can type.
