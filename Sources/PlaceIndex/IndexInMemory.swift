@@ -11,7 +11,8 @@ import Synchronization
 ///   microseconds, where the index's grid cells cost four queries, the winning city's row and a read
 ///   transaction: 38 % of an uncached `DETAILS`'s instructions (callgrind, session 12). About 48 bytes a city
 ///   (8 MB for cities1000's 170,000);
-/// - the list of imported files, which every local search reads for its notes.
+/// - the list of imported files, which every local search reads for its notes;
+/// - what searches learnt about its words (``SearchFacts``).
 ///
 /// One-command processes keep none of it: reading every city would cost more than the one lookup it serves.
 /// After an import, from this process or another, the next request reads it again. While one request reads
@@ -30,6 +31,8 @@ final class IndexInMemory: Sendable {
         let cities: CityTable
         /// ``PlaceIndexStore/sources()``.
         let sources: [IndexedSource]
+        /// Counts and names searches of this version asked (``LocalSearch``), filled as they ask.
+        let searchFacts = SearchFacts()
     }
 
     /// The index as it is now, or `nil` when the caller should ask the index itself: while another request
@@ -51,6 +54,52 @@ final class IndexInMemory: Sendable {
             state.reading = false
         }
         return snapshot
+    }
+}
+
+/// What a local search asks the index about words before it reads any place, remembered for one version of the
+/// index: how many places a full-text match finds, counted up to a bound (whether a word is common, whether a word
+/// begins an indexed word), and whether a name is a city's main name. A search asks several of these for every
+/// query ("maya bar": five, each a statement of its own, ~15 % of a one-client `SEARCH`'s CPU), and the answers
+/// change only when the index does. The same query asked again, or another query with the same words, reads them
+/// from here.
+///
+/// Bounded: at most ``capacity`` answers (all are forgotten when it is full), and none for a match longer than
+/// ``longestRemembered`` bytes, so what clients type cannot grow it past a few megabytes.
+final class SearchFacts: Sendable {
+    /// A question a search asks the index (see ``LocalSearch``).
+    enum Question: Hashable {
+        /// How many places the full-text `match` finds, counted up to `upTo`.
+        case fullTextMatches(String, upTo: Int)
+        /// Whether a folded name is a city's main name (1) or not (0).
+        case cityName(String)
+    }
+
+    static let capacity = 8_192
+    static let longestRemembered = 256
+
+    private let answers = Mutex<[Question: Int]>([:])
+
+    /// The answer to `question`, from memory or from `ask` (then remembered).
+    func answer(_ question: Question, ask: () throws -> Int) rethrows -> Int {
+        if let known = answers.withLock({ $0[question] }) { return known }
+        let answer = try ask()
+        if question.textLength <= Self.longestRemembered {
+            answers.withLock { answers in
+                if answers.count >= Self.capacity { answers.removeAll(keepingCapacity: true) }
+                answers[question] = answer
+            }
+        }
+        return answer
+    }
+}
+
+extension SearchFacts.Question {
+    fileprivate var textLength: Int {
+        switch self {
+        case .fullTextMatches(let match, _): match.utf8.count
+        case .cityName(let name): name.utf8.count
+        }
     }
 }
 

@@ -31,8 +31,10 @@ extension PlaceIndexStore {
         let words = SearchText.words(text)
         guard !words.isEmpty, limit > 0 else { return IndexSearchResult(places: [], didYouMean: nil) }
         let segments = text.split(separator: ",").map { SearchText.words(String($0)) }.filter { !$0.isEmpty }
+        let facts = snapshotInMemory()?.searchFacts
         return try database.read { db in
-            try LocalSearch(db: db, words: words, near: near, radius: radius, filter: CategoryFilter(category), limit: limit)
+            try LocalSearch(db: db, words: words, near: near, radius: radius, filter: CategoryFilter(category), limit: limit,
+                            facts: facts)
                 .search(segments: segments)
         }
     }
@@ -41,8 +43,9 @@ extension PlaceIndexStore {
     public func suggest(prefix: String, near: Coordinate? = nil, limit: Int = 8) throws -> [Place] {
         let words = SearchText.words(prefix)
         guard !words.isEmpty, limit > 0 else { return [] }
+        let facts = snapshotInMemory()?.searchFacts
         return try database.read { db in
-            try LocalSearch(db: db, words: words, near: near, radius: nil, filter: nil, limit: limit).suggest()
+            try LocalSearch(db: db, words: words, near: near, radius: nil, filter: nil, limit: limit, facts: facts).suggest()
         }
     }
 }
@@ -55,6 +58,8 @@ struct LocalSearch {
     let radius: Double?
     let filter: CategoryFilter?
     let limit: Int
+    /// A serving process's answers to the questions below about this version of the index; `nil`: ask the index.
+    var facts: SearchFacts? = nil
 
     /// How many of the best candidates a ranking reads for a page of `limit`: enough that a category, a circle or
     /// the merge with other matches still leaves a full page.
@@ -318,8 +323,16 @@ struct LocalSearch {
     /// How many places `match` finds, counted up to `limit` only, in the full-text index alone (no row is read):
     /// what decides between reading a word's places and reading another way.
     private func fullTextMatches(_ match: String, upTo limit: Int) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM place_fts WHERE place_fts MATCH ? LIMIT ?)"),
-                         arguments: [match, limit]) ?? 0
+        try remembered(.fullTextMatches(match, upTo: limit)) {
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM place_fts WHERE place_fts MATCH ? LIMIT ?)"),
+                             arguments: [match, limit]) ?? 0
+        }
+    }
+
+    /// `ask`'s answer, from ``facts`` when this process remembers it for this version of the index.
+    private func remembered(_ question: SearchFacts.Question, ask: () throws -> Int) throws -> Int {
+        guard let facts else { return try ask() }
+        return try facts.answer(question, ask: ask)
     }
 
     // MARK: Ranking
@@ -390,9 +403,11 @@ struct LocalSearch {
 
     /// Whether `name` (folded words joined by spaces) is the main name of a city in the index.
     private func isCityName(_ name: String) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT EXISTS (SELECT 1 FROM place INDEXED BY place_by_search_name WHERE search_name = ? AND kind = 'city')
-            """), arguments: [name]) == true
+        try remembered(.cityName(name)) {
+            try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM place INDEXED BY place_by_search_name WHERE search_name = ? AND kind = 'city')
+                """), arguments: [name]) == true ? 1 : 0
+        } == 1
     }
 
     /// Words each in this many places or more are ranked through ``rankedCommon(_:words:together:)`` (but when
