@@ -11,6 +11,12 @@ import Testing
 
     static func index() throws -> PlaceIndexStore {
         let index = try PlaceIndexStore.inMemory()
+        try fill(index)
+        return index
+    }
+
+    /// Writes the places of ``index()`` into `index`.
+    static func fill(_ index: PlaceIndexStore) throws {
         func city(_ id: Int, _ name: String, _ at: Coordinate, population: Int64, alternates: [String] = []) -> (Place, [String], Double) {
             let place = Place(id: PlaceID(provider: "geonames", nativeID: String(id)), name: name, coordinate: at, category: "city")
             return (place, alternates, log10(Double(population) + 1) / 7)
@@ -49,7 +55,6 @@ import Testing
             try writer.insert(addressPoint, kind: .address, source: "pois")
             try writer.finishSource("pois", kind: "osm.pbf", places: 7, cities: 0, addressPoints: 1)
         }
-        return index
     }
 
     @Test func aNearbyPOIBeatsAFarCityOfTheSameName() throws {
