@@ -32,7 +32,7 @@ extension PlaceIndexStore {
         guard !words.isEmpty, limit > 0 else { return IndexSearchResult(places: [], didYouMean: nil) }
         let segments = text.split(separator: ",").map { SearchText.words(String($0)) }.filter { !$0.isEmpty }
         let facts = snapshotInMemory()?.searchFacts
-        return try database.read { db in
+        return try readInOneTransaction { db in
             try LocalSearch(db: db, words: words, near: near, radius: radius, filter: CategoryFilter(category), limit: limit,
                             facts: facts)
                 .search(segments: segments)
@@ -44,7 +44,7 @@ extension PlaceIndexStore {
         let words = SearchText.words(prefix)
         guard !words.isEmpty, limit > 0 else { return [] }
         let facts = snapshotInMemory()?.searchFacts
-        return try database.read { db in
+        return try readInOneTransaction { db in
             try LocalSearch(db: db, words: words, near: near, radius: nil, filter: nil, limit: limit, facts: facts).suggest()
         }
     }

@@ -143,6 +143,25 @@ public final class PlaceIndexStore: Sendable {
         _ = snapshotInMemory()
     }
 
+    /// Runs `body` in one read transaction, one snapshot of the index, as `database.read` does, but with `BEGIN` and
+    /// `COMMIT` prepared once per connection: GRDB's transactions prepare them afresh each time, with their savepoint
+    /// bookkeeping ~4 % of a one-client `SEARCH`'s CPU in `places serve` (perf).
+    func readInOneTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.unsafeRead { db in
+            guard !db.isInsideTransaction else { return try body(db) }
+            try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+            do {
+                let value = try body(db)
+                try db.cachedStatement(sql: "COMMIT").execute()
+                return value
+            } catch {
+                // Never hand the connection back inside a transaction: its next reader would see this snapshot.
+                if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK").execute() }
+                throw error
+            }
+        }
+    }
+
     /// The index as a serving process keeps it in memory now, or `nil` (one command; being read; unknown version).
     func snapshotInMemory() -> IndexInMemory.Snapshot? {
         inMemory?.current { stamp in
