@@ -62,7 +62,7 @@ let package = Package(
         // MARK: Stores. Opening any SQLite store (lock file, migrations, one-line errors):
         .target(
             name: "StoreSupport",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             path: "Sources/StoreSupport"),
         // The local provider's index (derived data: rebuilt from the bundled or imported files).
         .target(
@@ -225,7 +225,8 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             exclude: ["Fixtures"]),
-        .testTarget(name: "StoreSupportTests", dependencies: ["ScratchDirectory", "StoreSupport", "LookupCache", "BudgetLedger", "SpotStore"]),
+        .testTarget(name: "StoreSupportTests", dependencies: ["ScratchDirectory", "StoreSupport", "LookupCache", "BudgetLedger", "SpotStore",
+                                                       .product(name: "GRDB", package: "GRDB.swift")]),
         // The contract suites run against SQLite and PostgreSQL.
         .testTarget(name: "LookupCacheTests", dependencies: ["LookupCache", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
         .testTarget(name: "BudgetLedgerTests", dependencies: ["BudgetLedger", "StoreTestSupport", "PostgresStorage", "PostgresTestCluster"]),
