@@ -51,7 +51,62 @@ public enum CSVText {
         if let last = rows.last?.fields.last, endsInUnclosedQuote(text, lastField: last) {
             rows[rows.count - 1].problem = "a quoted field is never closed"
         }
+        // The library reads a quote RFC 4180 does not allow without a word, and drops the character after it or
+        // reads on into the next lines ("Cafe "abc"def" came out as `Cafe "bc"ef`; `"Kappeli"x` took the next line
+        // into its field), so such a row is marked, with the lines it took.
+        let (strays, lineCount) = strayQuotes(text, delimiter: delimiter)
+        for (line, problem) in strays {
+            guard let index = rows.lastIndex(where: { $0.line <= number(line) }), rows[index].problem == nil else { continue }
+            let lastLine = index + 1 < rows.count ? rows[index + 1].line - 1 : number(lineCount - 1)
+            rows[index].problem = problem + (lastLine > rows[index].line ? "; lines \(rows[index].line)–\(lastLine) were read as this one row" : "")
+        }
         return rows
+    }
+
+    /// The 0-based line (counting `\n`, `\r\n` and `\r` as one line break each) of every row holding a quote RFC 4180
+    /// does not allow and the library misreads, and what is wrong with it; and how many lines the text has. That is text
+    /// after a quoted field's closing quote (`"abc"def`); a quote inside a field that does not start with one
+    /// (`Cafe "Engel"`) is read as it stands, by the library too.
+    static func strayQuotes(_ text: String, delimiter: Unicode.Scalar) -> (found: [(line: Int, problem: String)], lines: Int) {
+        let quote = UInt8(ascii: "\""), lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
+        let separator: UInt8? = delimiter.isASCII ? UInt8(delimiter.value) : nil
+        var found: [(line: Int, problem: String)] = []
+        var line = 0, rowLine = 0
+        var inQuotes = false, closed = false, fieldHasText = false, rowMarked = false
+        func mark(_ problem: String) {
+            if !rowMarked { found.append((rowLine, problem)) }
+            rowMarked = true
+        }
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if inQuotes {
+                if byte == quote {
+                    if index < bytes.count, bytes[index] == quote { index += 1 } else { inQuotes = false; closed = true }
+                } else if byte == lf || (byte == cr && (index >= bytes.count || bytes[index] != lf)) {
+                    line += 1
+                }
+            } else if byte == separator || byte == lf || byte == cr {
+                if byte != separator {
+                    if byte == cr, index < bytes.count, bytes[index] == lf { index += 1 }
+                    line += 1
+                    rowLine = line
+                    rowMarked = false
+                }
+                closed = false
+                fieldHasText = false
+            } else if closed {
+                mark("a quoted field goes on after its closing quote (a quote inside a quoted field is written twice: \"\")")
+            } else if byte == quote && !fieldHasText {
+                inQuotes = true
+            } else {
+                fieldHasText = true
+            }
+        }
+        let endsWithLineBreak = bytes.last == lf || bytes.last == cr
+        return (found, endsWithLineBreak ? line : line + 1)
     }
 
     /// CSV text of `rows`, each ended by `newline`; fields with the delimiter, quotes or line breaks are quoted.

@@ -43,9 +43,21 @@ import Testing
         #expect(message { _ = try parse("id,name\n1,Kappeli,extra\n") } == "places.csv:2: expected 2 fields as in the header, found 3")
         #expect(message { _ = try parse("id,name\n1,\"Kappeli\n2,Sea Horse\n") } == "places.csv:2: a quoted field is never closed")
         #expect(message { _ = try parse("id,name\n1,\"Kappeli") } == "places.csv:2: a quoted field is never closed")
-        let closed = try parse("id,name\n1,\"\"\n2,\"Sea Horse\"", skip: true)
-        #expect(closed.records.map(\.id) == ["2"])
-        #expect(closed.skipped.map(\.message) == ["places.csv:2: missing name for id '1'"])
+    }
+
+    /// Text after a quoted field's closing quote, which the CSV library read without a word (dropping the character
+    /// after the quote, or reading on into the next lines): the row is refused with its line and the lines it took.
+    @Test func strayQuotesNameTheirLines() throws {
+        let problem = "a quoted field goes on after its closing quote (a quote inside a quoted field is written twice: \"\")"
+        #expect(message { _ = try parse("id,name\n1,\"Kappeli\"x\n") } == "places.csv:2: " + problem)
+        #expect(message { _ = try parse("id,name\n1,\"Kappeli\"x\n2,Sea Horse\n3,Zetor\n") }
+                == "places.csv:2: " + problem + "; lines 2–4 were read as this one row")
+        // A quote inside a field that does not start with one is read as it stands.
+        let insideAField = "id,name\n1,Sea Horse\n2,Cafe \"Engel\"\r\n3,\"Say \"\"Cheese\"\"\"\n"
+        #expect(try parse(insideAField).records.map(\.name) == ["Sea Horse", "Cafe \"Engel\"", "Say \"Cheese\""])
+        // After a quoted field over two lines the rows keep their own lines.
+        let afterALineBreak = "id,name\n1,\"Kappeli\nEsplanadi\"\n2,\"Cafe\" Engel\n"
+        #expect(message { _ = try parse(afterALineBreak) } == "places.csv:4: " + problem)
     }
 
     @Test func aHeaderWithTabsAndNoCommasIsTabSeparated() throws {
