@@ -118,6 +118,8 @@ let package = Package(
             path: "Providers/Local"),
         // libcurl (under URLSession) loaded on first use, not at every process start; see LibcurlOnDemand.c.
         .target(name: "LibcurlOnDemand", path: "Sources/LibcurlOnDemand"),
+        // SQLite's process-wide settings, which only C can make (variadic `sqlite3_config`); see shim.h.
+        .systemLibrary(name: "CSQLiteSettings", path: "Sources/CSQLiteSettings"),
         .target(
             name: "ProviderHTTP",
             dependencies: ["PlacesCore", "LibcurlOnDemand", .product(name: "Logging", package: "swift-log")],
@@ -171,6 +173,7 @@ let package = Package(
             dependencies: [
                 "PlacesApp", "PlacesServer", "RESP", "PlacesCore", "PlacesConfig", "PlacesHours", "PlacesMatching",
                 "PlacesPipeline", "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "PostgresStorage", "RegionData",
+                "CSQLiteSettings",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSQLiteSettings
 import Foundation
 import PlacesApp
 import PlacesCore
@@ -34,6 +35,8 @@ struct PlacesCommand: AsyncParsableCommand {
     /// same as bad input found while running, instead of the error plus the whole usage text.
     /// `--help` and `--version` print as usual, but for a USAGE line wrapped to the terminal (``HelpLayout``).
     static func main() async {
+        // Before any command opens a database: SQLite reads its process-wide settings when first used.
+        _ = places_sqlite_turn_off_memory_statistics()
         do {
             var command = try parseAsRoot()
             TerminalColor.apply(colorChoice(of: command))
