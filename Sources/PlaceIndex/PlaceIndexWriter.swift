@@ -57,8 +57,8 @@ public final class PlaceIndexWriter {
         try replaceEarlierRows()
         try restoreSecondaryIndexes()
         phases.mark("replace")
-        let vocabulary = SortedTypoTerms(typoTerms)
-        typoTerms.removeAll()
+        let vocabulary = SortedTypoTerms(typoTerms.counts)
+        typoTerms = TypoTermCounts()
         // Only the rows this import added: rows it updated in place kept their entries.
         let added: StatementArguments = [source, firstPendingRowid ?? Int64.max]
         try addToRTree(added)
@@ -164,7 +164,13 @@ public final class PlaceIndexWriter {
     /// Adds or replaces one place whose row and words were prepared beforehand (on any thread: imports
     /// prepare their places on every core while this connection inserts).
     public func insert(_ prepared: PreparedPlace) throws {
-        for term in prepared.typoTerms { typoTerms[term, default: 0] += 1 }
+        typoTerms.add(prepared)
+        try insert(counted: prepared)
+    }
+
+    /// ``insert(_:)-(PreparedPlace)`` for an import that counts its places' typo words itself, off this thread, and
+    /// hands the counts over with ``addTypoTerms(_:)``.
+    public func insert(counted prepared: PreparedPlace) throws {
         let insert = try placeInsert()
         try Self.execute(insert, prepared.values, now.databaseValue, in: db)
         if sqlite3_changes(db.sqliteConnection) == 0 {
@@ -203,7 +209,7 @@ public final class PlaceIndexWriter {
     private func inserted(_ prepared: PreparedPlace, rowid: Int64) throws {
         if firstPendingRowid == nil { firstPendingRowid = rowid }
         try countInsertedRow()
-        deletedRowids.remove(rowid)  // SQLite hands a deleted last rowid out again
+        if !deletedRowids.isEmpty { deletedRowids.remove(rowid) }  // SQLite hands a deleted last rowid out again
         if prepared.kind != .address, let first = prepared.firstNameWord {
             namePrefixes.add(place: rowid, firstWord: first, importance: prepared.importance)
         }
@@ -307,7 +313,7 @@ public final class PlaceIndexWriter {
 
     /// The statements an import runs once per row, each prepared on first use (GRDB's statement cache
     /// hashed the whole SQL text on every call).
-    private enum RowStatement { case placeInsert, samePlaceUpdate, cityInsert, phoneUpdate }
+    private enum RowStatement { case placeInsert, samePlaceUpdate, cityInsert, cityUpdate, phoneUpdate }
     private var rowStatements: [RowStatement: Statement] = [:]
 
     private func statement(_ name: RowStatement, sql: @autoclosure () -> String) throws -> Statement {
@@ -373,7 +379,7 @@ public final class PlaceIndexWriter {
     private func saveNamePrefixes() throws {
         let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO name_prefix (prefix, importance, place) VALUES (?, ?, ?)")
         for (prefix, places) in namePrefixes.best {
-            for entry in places where !deletedRowids.contains(entry.place) {
+            for entry in places.entries where !deletedRowids.contains(entry.place) {
                 try Self.execute(statement, [prefix.databaseValue, entry.importance.databaseValue, entry.place.databaseValue], in: db)
             }
         }
@@ -387,7 +393,13 @@ public final class PlaceIndexWriter {
 
     /// Words a typo may be corrected to (see ``PreparedPlace/typoTerms``), with how many times this import
     /// used each.
-    private var typoTerms: [String: Int] = [:]
+    private var typoTerms = TypoTermCounts()
+
+    /// Adds the typo words of places inserted with ``insert(counted:)``; call it before
+    /// ``finishSource(_:kind:places:cities:addressPoints:fingerprint:)``.
+    public func addTypoTerms(_ counts: TypoTermCounts) {
+        typoTerms.add(counts)
+    }
 
     /// The vocabulary typo correction looks words up in: each word by its length and its beginning, and by
     /// its length and its (reversed) ending, since a word with one typo keeps one of the two intact. How
@@ -447,17 +459,24 @@ public final class PlaceIndexWriter {
     /// ``finishSource(_:kind:places:cities:)`` runs. Its searchable ``Place`` (id `geonames:N`, kind
     /// `.city`) is inserted separately.
     public func insert(_ city: IndexedCity, source: String) throws {
-        let statement = try statement(.cityInsert, sql: """
-            INSERT OR REPLACE INTO city (geonameid, source, name, ascii_name, lat, lon, feature_code, country_code, admin1,
-                population, time_zone)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        try Self.execute(statement, [
+        let values: [DatabaseValue] = [
             city.geonameID.databaseValue, source.databaseValue, city.name.databaseValue, city.asciiName.databaseValue,
             city.coordinate.latitude.databaseValue, city.coordinate.longitude.databaseValue, city.featureCode.databaseValue,
             city.countryCode.databaseValue, city.admin1.databaseValue, city.population.databaseValue, city.timeZone.databaseValue,
-        ], in: db)
+        ]
+        try Self.execute(try statement(.cityInsert, sql: """
+            INSERT OR IGNORE INTO city (geonameid, \(Self.cityColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """), values, in: db)
+        guard sqlite3_changes(db.sqliteConnection) == 0 else { return }
+        // Another file had this city (cities1000 over the bundled cities15000): the newer import's row replaces it,
+        // updated where it is. `INSERT OR REPLACE` cost a third more for every row, also the many it replaced nothing for.
+        try Self.execute(try statement(.cityUpdate, sql: """
+            UPDATE city SET (\(Self.cityColumns)) = (?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) WHERE geonameid = ?1
+            """), values, in: db)
     }
+
+    /// The columns of a city row after `geonameid`, in the order ``insert(_:source:)`` binds them.
+    private static let cityColumns = "source, name, ascii_name, lat, lon, feature_code, country_code, admin1, population, time_zone"
 
     /// The city reverse geocoding would name for `coordinate`, from what is already in the index
     /// (including this transaction's inserts).
@@ -496,23 +515,54 @@ struct NamePrefixes {
         var place: Int64
     }
 
-    private(set) var best: [String: [Entry]] = [:]
+    /// The places kept for one prefix, and the least importance among them once the list is full.
+    struct Kept {
+        var entries: [Entry] = []
+        var leastImportance = -Double.infinity
+    }
+
+    private(set) var best: [String: Kept] = [:]
 
     mutating func add(place: Int64, firstWord: String, importance: Double) {
         var prefix = String.UnicodeScalarView()
         for scalar in firstWord.unicodeScalars.prefix(Self.longestPrefix) {
             prefix.append(scalar)
-            Self.offer(Entry(importance: importance, place: place), to: &best[String(prefix), default: []])
+            Self.offer(Entry(importance: importance, place: place), to: &best[String(prefix), default: Kept()])
         }
     }
 
-    /// Keeps `entry` if the list has room or it beats the list's least important place.
-    private static func offer(_ entry: Entry, to entries: inout [Entry]) {
-        if entries.count < perPrefix {
-            entries.append(entry)
-        } else if let weakest = entries.indices.min(by: { entries[$0].importance < entries[$1].importance }),
-                  entries[weakest].importance < entry.importance {
-            entries[weakest] = entry
+    /// Keeps `entry` if the list has room or it beats the list's least important place (the first of them). The least
+    /// importance is remembered: most places of a large import beat none, and looking for the least among the 32 on
+    /// every offer was most of the time spent here.
+    private static func offer(_ entry: Entry, to kept: inout Kept) {
+        if kept.entries.count < perPrefix {
+            kept.entries.append(entry)
+            if kept.entries.count == perPrefix { kept.leastImportance = kept.entries.lazy.map(\.importance).min()! }
+        } else if kept.leastImportance < entry.importance,
+                  let weakest = kept.entries.firstIndex(where: { $0.importance == kept.leastImportance }) {
+            kept.entries[weakest] = entry
+            kept.leastImportance = kept.entries.lazy.map(\.importance).min()!
+        }
+    }
+}
+
+/// How many places of an import use each word typo correction may correct to (``PreparedPlace/typoTerms``). An
+/// import may count them where it prepares its places and hand the counts to ``PlaceIndexWriter/addTypoTerms(_:)``:
+/// hashing cities1000's million words cost the thread that writes SQLite an eighth of a second.
+public struct TypoTermCounts: Sendable {
+    private(set) var counts: [String: Int] = [:]
+
+    public init() {}
+
+    public mutating func add(_ place: PreparedPlace) {
+        for term in place.typoTerms { counts[term, default: 0] += 1 }
+    }
+
+    public mutating func add(_ other: TypoTermCounts) {
+        if counts.isEmpty {
+            counts = other.counts
+        } else {
+            counts.merge(other.counts, uniquingKeysWith: +)
         }
     }
 }
@@ -533,14 +583,33 @@ public struct PreparedPlace: Sendable {
     /// The parameters are those of ``PlaceIndexWriter/insert(_:kind:source:keywords:alternateNames:importance:)``.
     public init(_ place: Place, kind: IndexedPlaceKind, source: String, keywords: [String] = [], alternateNames: [String] = [],
                 importance: Double = 0) {
+        self.init(place, kind: kind, source: source, keywords: keywords,
+                  alternates: alternateNames.map { AlternateName($0, words: SearchText.words($0)) }, importance: importance)
+    }
+
+    /// An alternate name with its words as ``SearchText/words(_:)`` cuts them, for a caller that cut them already
+    /// (GeoNames imports do, to tell names apart: cutting cities1000's 570,000 names once more cost a fifth of a second).
+    public struct AlternateName: Sendable {
+        public var name: String
+        public var words: [String]
+
+        public init(_ name: String, words: [String]) {
+            self.name = name
+            self.words = words
+        }
+    }
+
+    /// ``init(_:kind:source:keywords:alternateNames:importance:)`` with each alternate name's words cut beforehand.
+    public init(_ place: Place, kind: IndexedPlaceKind, source: String, keywords: [String] = [], alternates: [AlternateName],
+                importance: Double = 0) {
         let a = place.address
         let nameWords = SearchText.words(place.name)
         var typoWords: [[String]] = []
         // Each name's words between bars ("| tukholma | stokholm | rkioski |"): the tokenizer ignores the
         // bars, and a search can tell a whole-name match from a match of some words with one `instr`.
         var names: [String] = []
-        for alternate in alternateNames {
-            let words = SearchText.words(alternate)
+        for alternate in alternates {
+            let words = alternate.words
             names.append(words.joined(separator: " "))
             names += SearchText.joinedForms(words)
             typoWords.append(words)
@@ -571,7 +640,7 @@ public struct PreparedPlace: Sendable {
             a?.houseNumber.databaseValue ?? .null, a?.street.databaseValue ?? .null, a?.unit.databaseValue ?? .null,
             a?.postcode.databaseValue ?? .null, a?.city.databaseValue ?? .null, a?.district.databaseValue ?? .null,
             a?.region.databaseValue ?? .null, a?.countryCode.databaseValue ?? .null, place.attribution.databaseValue,
-            keywords.joined(separator: " ").databaseValue, alternateNames.joined(separator: "\n").databaseValue,
+            keywords.joined(separator: " ").databaseValue, alternates.map(\.name).joined(separator: "\n").databaseValue,
             nameWords.joined(separator: " ").databaseValue, searchAlt.databaseValue,
             Self.unique(addressWords).joined(separator: " ").databaseValue, importance.databaseValue,
         ]
