@@ -279,39 +279,76 @@ public struct LocalImporter: Sendable {
                                 progress: (@Sendable (ImportProgress) -> Void)?) throws -> ImportSummary {
         let fileName = url.lastPathComponent
         var summary = ImportSummary(file: fileName, kind: .geoNames)
+        writer.markPhase("start")
+        try writer.removeSource(fileName)
+        writer.markPhase("remove")
+        // The dump is inflated, cut into lines, parsed, and each city's row and words prepared (folding its alternate
+        // names is most of the work) and its typo words counted on other threads (``readGeoNamesRows``): this one,
+        // which owns the SQLite connection, only inserts, and the whole import takes about as long as its inserts.
+        let rows = BatchHandoff<Result<GeoNamesRow, InputError>, TypoTermCounts>(capacity: 8)
+        let readingEnded = DispatchSemaphore(value: 0)
+        let reader = GeoNamesReader(url: url, container: container)
+        Thread {
+            Self.readGeoNamesRows(reader, into: rows, progress: progress)
+            readingEnded.signal()
+        }.start()
+        // However this ends, the reading thread stops (its next hand-over throws) and is waited for.
+        defer {
+            rows.cancel()
+            readingEnded.wait()
+        }
+        reading: while true {
+            switch try rows.next() {
+            case .batch(let batch):
+                for row in batch {
+                    switch try row.get() {
+                    case .blank: break
+                    case .skipped: summary.rowsRead += 1
+                    case .city(let city, let place):
+                        summary.rowsRead += 1
+                        summary.citiesIndexed += 1
+                        try writer.insert(city, source: fileName)
+                        try writer.insert(counted: place)
+                    }
+                }
+            case .ended(let typoTerms):
+                writer.addTypoTerms(typoTerms)
+                break reading
+            }
+        }
+        summary.placesIndexed = summary.citiesIndexed
+        try writer.finishSource(fileName, kind: ImportSummary.Kind.geoNames.rawValue, places: summary.citiesIndexed,
+                                cities: summary.citiesIndexed, fingerprint: try Self.fingerprint(of: url))
+        return summary
+    }
+
+    /// Reads the dump on the calling thread and hands its rows, parsed and prepared, to `handoff` in batches in file
+    /// order (a line that is not GeoNames-shaped as its error, for the inserting thread to throw in turn); then ends it
+    /// with the typo words of every city, or the error that stopped the reading. Lines are prepared on every core.
+    private static func readGeoNamesRows(_ reader: GeoNamesReader, into handoff: BatchHandoff<Result<GeoNamesRow, InputError>, TypoTermCounts>,
+                                         progress: (@Sendable (ImportProgress) -> Void)?) {
+        let fileName = reader.url.lastPathComponent
+        var prepared = PipelinedInsert<GeoNamesLine, Result<GeoNamesRow, InputError>> { line in
+            line.bytes.withUnsafeBytes { bytes in
+                Result { () throws(InputError) in try Self.geoNamesRow(bytes, lineNumber: line.number, fileName: fileName) }
+            }
+        }
+        var typoTerms = TypoTermCounts()
+        let handOver = { (batch: [Result<GeoNamesRow, InputError>]) throws in
+            for case .success(.city(_, let place)) in batch { typoTerms.add(place) }
+            try handoff.put(batch)
+        }
         do {
-            writer.markPhase("start")
-            try writer.removeSource(fileName)
-            writer.markPhase("remove")
-            // Lines are parsed and each city's row and words prepared (folding its alternate names is most of
-            // the work) on every core, a batch ahead of the inserts: this thread only reads and inserts.
-            var inserts = PipelinedInsert<GeoNamesLine, Result<GeoNamesRow, InputError>> { line in
-                line.bytes.withUnsafeBytes { bytes in
-                    Result { () throws(InputError) in try Self.geoNamesRow(bytes, lineNumber: line.number, fileName: fileName) }
-                }
-            }
-            let insert = { (row: Result<GeoNamesRow, InputError>) in
-                switch try row.get() {
-                case .blank: break
-                case .skipped: summary.rowsRead += 1
-                case .city(let city, let place):
-                    summary.rowsRead += 1
-                    summary.citiesIndexed += 1
-                    try writer.insert(city, source: fileName)
-                    try writer.insert(place)
-                }
-            }
-            try GeoNamesReader(url: url, container: container).forEachLine(progress: { read, total in
+            try reader.forEachLine(progress: { read, total in
                 progress?(ImportProgress(file: fileName, bytesRead: Int64(read), totalBytes: Int64(total)))
             }) { line, lineNumber in
-                try inserts.add(GeoNamesLine(bytes: [UInt8](line), number: lineNumber), insert: insert)
+                try prepared.add(GeoNamesLine(bytes: [UInt8](line), number: lineNumber), handOver: handOver)
             }
-            try inserts.finish(insert: insert)
-            summary.placesIndexed = summary.citiesIndexed
-            try writer.finishSource(fileName, kind: ImportSummary.Kind.geoNames.rawValue, places: summary.citiesIndexed,
-                                    cities: summary.citiesIndexed, fingerprint: try Self.fingerprint(of: url))
+            try prepared.finish(handOver: handOver)
+            handoff.finish(.success(typoTerms))
+        } catch {
+            handoff.finish(.failure(error))
         }
-        return summary
     }
 
     /// One line of a GeoNames dump as read, to be parsed on another thread.
@@ -347,7 +384,7 @@ public struct LocalImporter: Sendable {
             timeZone: city.timeZone, attribution: geoNamesAttribution)
         // No "city" keyword: on every GeoNames row it made a 170,000-entry word that bm25 counted through
         // whenever a query held "city" ("city bike station": 7 ms); `--category city` reads the column.
-        return .city(city, PreparedPlace(place, kind: .city, source: fileName, alternateNames: record.searchableAlternateNames,
+        return .city(city, PreparedPlace(place, kind: .city, source: fileName, alternates: record.searchableAlternates,
                                          importance: record.importance))
     }
 }
@@ -363,21 +400,31 @@ struct PipelinedInsert<Item: Sendable, Prepared: Sendable> {
     init(prepare: @escaping @Sendable (Item) -> Prepared) { self.prepare = prepare }
 
     mutating func add(_ item: Item, insert: (Prepared) throws -> Void) throws {
+        try add(item) { batch in for prepared in batch { try insert(prepared) } }
+    }
+
+    /// ``add(_:insert:)`` for a caller that takes each prepared batch whole.
+    mutating func add(_ item: Item, handOver: ([Prepared]) throws -> Void) throws {
         waiting.append(item)
-        if waiting.count >= Self.batchSize { try flush(insert: insert) }
+        if waiting.count >= Self.batchSize { try flush(handOver: handOver) }
     }
 
     /// Inserts everything added so far.
     mutating func finish(insert: (Prepared) throws -> Void) throws {
-        try flush(insert: insert)
-        try flush(insert: insert)
+        try finish { batch in for prepared in batch { try insert(prepared) } }
     }
 
-    /// Starts preparing the waiting items, then inserts the batch prepared before them.
-    private mutating func flush(insert: (Prepared) throws -> Void) throws {
+    /// ``finish(insert:)`` for a caller that takes each prepared batch whole.
+    mutating func finish(handOver: ([Prepared]) throws -> Void) throws {
+        try flush(handOver: handOver)
+        try flush(handOver: handOver)
+    }
+
+    /// Starts preparing the waiting items, then hands over the batch prepared before them.
+    private mutating func flush(handOver: ([Prepared]) throws -> Void) throws {
         let previous = inFlight
         inFlight = waiting.isEmpty ? nil : ParallelBatch.start(waiting, prepare)
         waiting.removeAll(keepingCapacity: true)
-        if let previous { for prepared in previous.wait() { try insert(prepared) } }
+        if let previous { try handOver(previous.wait()) }
     }
 }
