@@ -14,6 +14,29 @@ final class BatchHandoff<Item: Sendable, Ending: Sendable>: @unchecked Sendable 
 
     init(capacity: Int) { self.capacity = capacity }
 
+    /// Runs `read` on a thread of its own, handing batches over through a new handoff of `capacity`, and `takeBatch`
+    /// on the calling thread for each batch in turn; returns how the reading ended, or throws its error. However this
+    /// ends, the reading thread stops (its next hand-over throws) and is waited for before this returns.
+    static func consume(capacity: Int, readingOnAThreadOfItsOwn read: @escaping @Sendable (BatchHandoff) -> Void,
+                        takeBatch: ([Item]) throws -> Void) throws -> Ending {
+        let handoff = BatchHandoff(capacity: capacity)
+        let readingEnded = DispatchSemaphore(value: 0)
+        Thread {
+            read(handoff)
+            readingEnded.signal()
+        }.start()
+        defer {
+            handoff.cancel()
+            readingEnded.wait()
+        }
+        while true {
+            switch try handoff.next() {
+            case .batch(let batch): try takeBatch(batch)
+            case .ended(let ending): return ending
+            }
+        }
+    }
+
     /// Thrown by ``put(_:)`` once the writer has cancelled.
     struct Cancelled: Error {}
 

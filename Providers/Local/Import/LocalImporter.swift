@@ -171,44 +171,27 @@ public struct LocalImporter: Sendable {
             }
             var phonesAwaitingFileCountry: [(placeID: String, raw: String)] = []
             // The extract is read, and its objects placed, on a thread of its own (``readCandidates``); this
-            // one, which owns the SQLite connection, inserts what that thread hands over.
-            let candidates = BatchHandoff<OSMPlaceExtractor.Candidate, ExtractRead>(capacity: 16)
-            let readingEnded = DispatchSemaphore(value: 0)
-            Thread {
-                Self.readCandidates(reader, into: candidates, progress: progress)
-                readingEnded.signal()
-            }.start()
-            // However this ends, the reading thread stops (its next hand-over throws) and is waited for.
-            defer {
-                candidates.cancel()
-                readingEnded.wait()
-            }
-            /// Inserts what the reading thread hands over, until it has read the whole extract.
-            func insertHandedOver() throws -> ExtractRead {
-                while true {
-                    switch try candidates.next() {
-                    case .ended(let read): return read
-                    case .batch(let batch):
-                        for var candidate in batch {
-                            if let raw = candidate.rawPhone {
-                                var region = candidate.place.address?.countryCode
-                                if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
-                                if let region {
-                                    candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region) ?? raw
-                                } else {
-                                    phonesAwaitingFileCountry.append((candidate.place.id.description, raw))
-                                }
-                            }
-                            switch candidate.kind {
-                            case .poi: summary.placesIndexed += 1
-                            case .address: summary.addressPointsIndexed += 1
-                            }
-                            try inserts.add(candidate) { try writer.insert($0) }
+            // one, which owns the SQLite connection, inserts what that thread hands over until it has read the whole extract.
+            let read = try BatchHandoff<OSMPlaceExtractor.Candidate, ExtractRead>.consume(
+                capacity: 16, readingOnAThreadOfItsOwn: { Self.readCandidates(reader, into: $0, progress: progress) }
+            ) { batch in
+                for var candidate in batch {
+                    if let raw = candidate.rawPhone {
+                        var region = candidate.place.address?.countryCode
+                        if region == nil { region = try writer.city(near: candidate.place.coordinate)?.countryCode }
+                        if let region {
+                            candidate.place.phone = PhoneNumber.e164(raw, defaultRegion: region) ?? raw
+                        } else {
+                            phonesAwaitingFileCountry.append((candidate.place.id.description, raw))
                         }
                     }
+                    switch candidate.kind {
+                    case .poi: summary.placesIndexed += 1
+                    case .address: summary.addressPointsIndexed += 1
+                    }
+                    try inserts.add(candidate) { try writer.insert($0) }
                 }
             }
-            let read = try insertHandedOver()
             summary.nodesRead = read.nodes
             summary.waysRead = read.ways
             summary.relationsRead = read.relations
@@ -285,37 +268,23 @@ public struct LocalImporter: Sendable {
         // The dump is inflated, cut into lines, parsed, and each city's row and words prepared (folding its alternate
         // names is most of the work) and its typo words counted on other threads (``readGeoNamesRows``): this one,
         // which owns the SQLite connection, only inserts, and the whole import takes about as long as its inserts.
-        let rows = BatchHandoff<Result<GeoNamesRow, InputError>, TypoTermCounts>(capacity: 8)
-        let readingEnded = DispatchSemaphore(value: 0)
         let reader = GeoNamesReader(url: url, container: container)
-        Thread {
-            Self.readGeoNamesRows(reader, into: rows, progress: progress)
-            readingEnded.signal()
-        }.start()
-        // However this ends, the reading thread stops (its next hand-over throws) and is waited for.
-        defer {
-            rows.cancel()
-            readingEnded.wait()
-        }
-        reading: while true {
-            switch try rows.next() {
-            case .batch(let batch):
-                for row in batch {
-                    switch try row.get() {
-                    case .blank: break
-                    case .skipped: summary.rowsRead += 1
-                    case .city(let city, let place):
-                        summary.rowsRead += 1
-                        summary.citiesIndexed += 1
-                        try writer.insert(city, source: fileName)
-                        try writer.insert(counted: place)
-                    }
+        let typoTerms = try BatchHandoff<Result<GeoNamesRow, InputError>, TypoTermCounts>.consume(
+            capacity: 8, readingOnAThreadOfItsOwn: { Self.readGeoNamesRows(reader, into: $0, progress: progress) }
+        ) { batch in
+            for row in batch {
+                switch try row.get() {
+                case .blank: break
+                case .skipped: summary.rowsRead += 1
+                case .city(let city, let place):
+                    summary.rowsRead += 1
+                    summary.citiesIndexed += 1
+                    try writer.insert(city, source: fileName)
+                    try writer.insert(counted: place)
                 }
-            case .ended(let typoTerms):
-                writer.addTypoTerms(typoTerms)
-                break reading
             }
         }
+        writer.addTypoTerms(typoTerms)
         summary.placesIndexed = summary.citiesIndexed
         try writer.finishSource(fileName, kind: ImportSummary.Kind.geoNames.rawValue, places: summary.citiesIndexed,
                                 cities: summary.citiesIndexed, fingerprint: try Self.fingerprint(of: url))
