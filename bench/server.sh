@@ -48,6 +48,11 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+# A signal ends the script through that trap too (bash runs no EXIT trap when a signal kills it), so the servers
+# it started never outlive it; bash takes the signal once the command in the foreground has ended.
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 
 echo "building the index in a fresh PLACES_HOME …" >&2
 ID=$("$BIN" search "maya bar" --near 60.1721,24.9450 --json 2>/dev/null \

@@ -11,6 +11,11 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+# A signal ends the script through that trap too (bash runs no EXIT trap when a signal kills it), so the servers
+# it started never outlive it; bash takes the signal once the command in the foreground has ended.
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 # Through a file, not $(…): the started postmaster must not be able to hold the script's pipe open.
 bash Tests/PostgresTestCluster/cluster.sh start >"$WORK/cluster.env" </dev/null
 source "$WORK/cluster.env"
