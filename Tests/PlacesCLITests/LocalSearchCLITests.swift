@@ -41,6 +41,18 @@ import Testing
         }
     }
 
+    /// Labasa, Fiji (geonameid 2204582 at -16.4332, 179.36451 in the bundled cities15000, read by hand) lies across
+    /// the antimeridian from a point at 179.99° W, 68,866 m away (haversine worked out apart from this code). Before
+    /// boxes were cut at ±180°, nearby found nothing there and reverse named no city.
+    @Test func nearbyAndReverseReachAcrossTheAntimeridian() throws {
+        let found = try places("nearby", "--at", "-16.45,-179.99", "--radius", "100000", "--category", "city")
+        #expect(found.first?["id"] as? String == "geonames:2204582")
+        #expect(abs((found.first?["distance_m"] as? Double ?? 0) - 68_866) < 1)
+        let result = try cli.run("reverse", "-16.45,-179.99", "--json")
+        let reverse = try #require(try result.json() as? [String: Any])
+        #expect(reverse["city_id"] as? String == "geonames:2204582")
+    }
+
     @Test(arguments: ["rkioski", "R kioski", "R-kioski"])
     func punctuationAndSpacingDoNotMatter(query: String) throws {
         let first = try #require(try places("search", query, "--near", Self.centre).first)
