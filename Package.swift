@@ -120,6 +120,8 @@ let package = Package(
         .target(name: "LibcurlOnDemand", path: "Sources/LibcurlOnDemand"),
         // SQLite's process-wide settings, which only C can make (variadic `sqlite3_config`); see shim.h.
         .systemLibrary(name: "CSQLiteSettings", path: "Sources/CSQLiteSettings"),
+        // The C library's malloc calls Swift does not see (glibc's `malloc_trim`); see shim.h.
+        .systemLibrary(name: "CMallocSettings", path: "Sources/CMallocSettings"),
         .target(
             name: "ProviderHTTP",
             dependencies: ["PlacesCore", "LibcurlOnDemand", .product(name: "Logging", package: "swift-log")],
@@ -156,7 +158,7 @@ let package = Package(
         .target(
             name: "PlacesServer",
             dependencies: [
-                "PlacesApp", "RESP", "BudgetLedger",
+                "PlacesApp", "RESP", "BudgetLedger", "CMallocSettings",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

@@ -260,7 +260,9 @@ public final class ServerMetrics: Sendable {
         return false
     }
 
-    public func releaseClient() { connectedClients.wrappingSubtract(1, ordering: .relaxed) }
+    /// Gives a client slot back; returns how many clients are still connected.
+    @discardableResult
+    public func releaseClient() -> Int { connectedClients.wrappingSubtract(1, ordering: .relaxed).newValue }
 
     /// Takes `bytes` of the server-wide allowance for requests in flight; `false` (nothing taken) when
     /// that would pass `limit`. Every connection draws on one allowance, so many clients each within

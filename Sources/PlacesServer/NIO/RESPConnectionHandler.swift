@@ -97,7 +97,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         heldForPartialRequest = 0
         if admitted {
             admitted = false
-            executor.metrics.releaseClient()
+            if executor.metrics.releaseClient() == 0 { IdleMemoryRelease.shared.serverBecameIdle() }
         }
         context.fireChannelInactive()
     }
