@@ -6,7 +6,7 @@
 /// memory was released, 0 otherwise or where the C library has no such call. Swift does not see it (malloc.h is not
 /// in the C library's module), hence this header.
 static inline int places_release_free_malloc_memory(void) {
-#if defined(M_ARENA_MAX)
+#if defined(__GLIBC__)
     return malloc_trim(0);
 #else
     return 0;

@@ -23,9 +23,7 @@ public struct GeoNamesRecord: Sendable, Hashable {
     /// The alternate names worth searching: the ASCII name, and other names in Latin script (other
     /// scripts are reached through their Latin transliterations, which GeoNames lists too), each once,
     /// without airport and other codes (short all-capital entries) or anything with a digit.
-    public var searchableAlternateNames: [String] { searchableAlternates.map(\.name) }
-
-    /// ``searchableAlternateNames`` with the words of each, which telling them apart cuts anyway.
+    /// Each with its words, which telling them apart cuts anyway.
     public var searchableAlternates: [PreparedPlace.AlternateName] {
         var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
         var names: [PreparedPlace.AlternateName] = []

@@ -253,8 +253,7 @@ public final class ReplyMemo: Sendable {
         let age = lease.map { min(timeToLive, .seconds(max(0, $0.lifetime))) } ?? timeToLive
         // A zero age keeps nothing, like a zero capacity: `--memo-ttl 0` turns the memo off.
         guard capacity > 0, age > .zero, size <= maxBytes else { return }
-        let (seconds, attoseconds) = age.components
-        let expires = NIODeadline.now() + .seconds(seconds) + .nanoseconds(attoseconds / 1_000_000_000)
+        let expires = NIODeadline.now() + TimeAmount(age)
         var frame = ByteBuffer()
         reply.encode(into: &frame)
         state.withLock { state in

@@ -11,29 +11,29 @@ final class IdleMemoryRelease: Sendable {
     /// One per process: malloc's arenas are the process's.
     static let shared = IdleMemoryRelease(minimumInterval: .seconds(10)) { _ = places_release_free_malloc_memory() }
 
-    private let minimumInterval: Duration
+    private let minimumInterval: DispatchTimeInterval
     private let release: @Sendable () -> Void
-    private let state = Mutex<(last: ContinuousClock.Instant?, pending: Bool)>((nil, false))
+    /// When the last release ran (on the clock the releases are scheduled by), and whether one is scheduled.
+    private let state = Mutex<(last: DispatchTime?, pending: Bool)>((nil, false))
 
     /// - Parameter release: what gives the memory back (`malloc_trim`; a test counts the calls).
-    init(minimumInterval: Duration, release: @escaping @Sendable () -> Void) {
+    init(minimumInterval: DispatchTimeInterval, release: @escaping @Sendable () -> Void) {
         self.minimumInterval = minimumInterval
         self.release = release
     }
 
     /// The last client left.
     func serverBecameIdle() {
-        let now = ContinuousClock.now
-        let wait: Duration? = state.withLock { state in
+        let due: DispatchTime? = state.withLock { state in
             if state.pending { return nil }
             state.pending = true
-            guard let last = state.last, now - last < minimumInterval else { return .zero }
-            return minimumInterval - (now - last)
+            let now = DispatchTime.now()
+            guard let last = state.last else { return now }
+            return max(now, last + minimumInterval)
         }
-        guard let wait else { return }
-        let nanoseconds = wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
-            state.withLock { $0 = (ContinuousClock.now, false) }
+        guard let due else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: due) { [self] in
+            state.withLock { $0 = (.now(), false) }
             release()
         }
     }

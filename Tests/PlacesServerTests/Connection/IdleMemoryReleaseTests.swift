@@ -10,7 +10,7 @@ import Testing
         let releases = Mutex<[ContinuousClock.Instant]>([])
         let (released, announce) = AsyncStream.makeStream(of: Int.self)
         let interval = Duration.milliseconds(300)
-        let idle = IdleMemoryRelease(minimumInterval: interval) {
+        let idle = IdleMemoryRelease(minimumInterval: .milliseconds(300)) {
             let count = releases.withLock { $0.append(.now); return $0.count }
             announce.yield(count)
         }
