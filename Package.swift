@@ -190,7 +190,7 @@ let package = Package(
             dependencies: [
                 "PlacesApp", "PlacesServer", "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesPipeline", "LocalProvider",
                 "PlaceIndex", "LookupCache", "BudgetLedger", "SpotStore", "ProviderHTTP", "GoogleProvider", "PostgresStorage",
-                "CSVText", .product(name: "NIOCore", package: "swift-nio"),
+                "CSVText", "CSQLiteSettings", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

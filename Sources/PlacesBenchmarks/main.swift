@@ -1,3 +1,4 @@
+import CSQLiteSettings
 import Foundation
 
 /// `places-bench <suite> [args…]`: each suite prints its own figures as plain lines.
@@ -14,6 +15,10 @@ suites["spots"] = SpotsBenchmark.run
 suites["postgres"] = PostgresBenchmark.run
 suites["local"] = LocalBenchmark.run
 suites["local-queries"] = LocalQueryEvaluation.run
+
+// As `places` does first thing (PlacesCommand.main): in-process figures then match the shipped binary's, where
+// SQLite's memory statistics are off.
+_ = places_sqlite_turn_off_memory_statistics()
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let suite = suites[name] else {
