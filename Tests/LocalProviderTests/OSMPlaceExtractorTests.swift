@@ -49,6 +49,25 @@ import Testing
         #expect(kept >= 1_967)
     }
 
+    /// The file's country, for phone numbers without a prefix, is the one its addresses name most; when two lead
+    /// equally there is none (the numbers stay as written), whatever order the votes were counted in.
+    @Test func theFilesCountryIsTheOneItsAddressesNameMostAndNoneOnATie() {
+        func extractor(consuming countries: [String]) -> OSMPlaceExtractor {
+            var extractor = OSMPlaceExtractor()
+            for (offset, country) in countries.enumerated() {
+                let node = OSMElement.node(OSMNode(id: Int64(offset + 1), latitude: 60.17, longitude: 24.94,
+                                                   tags: ["addr:country": country]))
+                _ = extractor.consume(node, tagged: OSMPlaceExtractor.tagged(node))
+            }
+            return extractor
+        }
+        #expect(extractor(consuming: []).fileCountry == nil)
+        #expect(extractor(consuming: ["SE", "FI", "FI"]).fileCountry == "FI")
+        #expect(extractor(consuming: ["FI", "SE", "FI", "SE"]).fileCountry == nil)
+        #expect(extractor(consuming: ["SE", "FI", "SE", "FI"]).fileCountry == nil)
+        #expect(extractor(consuming: ["EE", "SE", "FI", "SE", "FI", "FI"]).fileCountry == "FI")
+    }
+
     private struct Summary: Equatable {
         var place: Place?
         var kind: OSMPlaceExtractor.IndexedKind?

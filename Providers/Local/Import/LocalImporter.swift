@@ -198,9 +198,8 @@ public struct LocalImporter: Sendable {
             try inserts.finish { try writer.insert($0) }
             try writer.finishSource(fileName, kind: ImportSummary.Kind.osmPBF.rawValue, places: summary.placesIndexed, cities: 0,
                                     addressPoints: summary.addressPointsIndexed, fingerprint: try Self.fingerprint(of: url))
-            let fileCountry = read.countryVotes.max { $0.value < $1.value }?.key
             for (placeID, raw) in phonesAwaitingFileCountry {
-                if let phone = PhoneNumber.e164(raw, defaultRegion: fileCountry), phone != raw {
+                if let phone = PhoneNumber.e164(raw, defaultRegion: read.fileCountry), phone != raw {
                     try writer.replacePhone(ofPlace: placeID, with: phone)
                 }
             }
@@ -213,8 +212,8 @@ public struct LocalImporter: Sendable {
         var nodes = 0
         var ways = 0
         var relations = 0
-        /// How often each `addr:country` appears (``OSMPlaceExtractor/countryVotes``).
-        var countryVotes: [String: Int] = [:]
+        /// The country the file's addresses name most (``OSMPlaceExtractor/fileCountry``).
+        var fileCountry: String?
     }
 
     /// Reads the extract on the calling thread, places each object (``OSMPlaceExtractor``) and hands the candidates
@@ -248,7 +247,7 @@ public struct LocalImporter: Sendable {
                 }
             }
             if !batch.isEmpty { try handoff.put(batch) }
-            read.countryVotes = extractor.countryVotes
+            read.fileCountry = extractor.fileCountry
             handoff.finish(.success(read))
         } catch {
             handoff.finish(.failure(error))

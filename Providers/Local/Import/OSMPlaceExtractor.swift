@@ -44,6 +44,16 @@ struct OSMPlaceExtractor {
     /// How often each `addr:country` appears: the file's own guess at its region for phone numbers.
     private(set) var countryVotes: [String: Int] = [:]
 
+    /// The country the file's addresses name most (``countryVotes``), for phone numbers that name none; `nil` when
+    /// no address names one, or when two countries lead equally. No guess then (such numbers stay as written)
+    /// rather than whichever of them a dictionary happens to list first, which changes from run to run: the same
+    /// file imported twice must give the same numbers.
+    var fileCountry: String? {
+        guard let most = countryVotes.values.max() else { return nil }
+        let leaders = countryVotes.filter { $0.value == most }
+        return leaders.count == 1 ? leaders.first?.key : nil
+    }
+
     /// - Parameter fileSize: the extract's size, which decides where positions are kept (``LocationStore``).
     init(fileSize: Int = 0) {
         nodes = LocationStore(fileSize: fileSize)
