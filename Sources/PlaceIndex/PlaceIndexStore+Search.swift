@@ -7,6 +7,9 @@ public struct IndexSearchResult: Sendable {
     public var places: [Place]
     /// When nothing was found but a typed word is close to an indexed one: the query with it corrected.
     public var didYouMean: String?
+    /// For "pharmacy near kiasma" (``AroundPhrase``): the place the words after "near" named, which the places were
+    /// searched around; `nil` for a search read as typed, or around the search's own point ("pharmacy near me").
+    public var around: Place? = nil
 }
 
 extension PlaceIndexStore {
@@ -80,6 +83,7 @@ struct LocalSearch {
     }
 
     func search(segments: [[String]]) throws -> IndexSearchResult {
+        if let around = AroundPhrase(words: words), let found = try search(around) { return found }
         let phrase = CategoryWords.find(in: words)
         var hits: [Hit] = []
         if let phrase, phrase.rest.isEmpty {
@@ -128,6 +132,35 @@ struct LocalSearch {
         hits += text.filter { seen.insert($0.rowid).inserted }
         return try result(Array(hits.prefix(limit)), words: correctedWords, correction: correction)
     }
+
+    /// "pharmacy near kiasma": what comes before the connecting word, searched around the place the words after it
+    /// name best (as a search for them alone ranks it, near the search's point when it has one), within
+    /// ``aroundRadius`` unless a radius was given; around the search's point for "pharmacy near me" (without one,
+    /// the words before the connector alone). `nil`, and the query is searched as typed, when its words together
+    /// name a place ("Barrow in Furness"), when the words after the connector name none (a misspelt name with a
+    /// connector in it is then still corrected), or when nothing is found around it. Read as typed, the connector
+    /// was a name word like any other: "near" found Chicago's Near North Side before any pharmacy, and the place
+    /// named was not searched around.
+    private func search(_ around: AroundPhrase) throws -> IndexSearchResult? {
+        guard try ranked(every: words).isEmpty else { return nil }
+        var anchor: Place?
+        if !around.place.isEmpty {
+            let named = LocalSearch(db: db, words: around.place, near: near, radius: nil, filter: nil, limit: 1, facts: facts)
+            guard let place = try named.search(segments: [around.place]).places.first else { return nil }
+            anchor = place
+        }
+        let center = anchor?.coordinate ?? near
+        let there = LocalSearch(db: db, words: around.what, near: center, radius: center == nil ? nil : radius ?? Self.aroundRadius,
+                                filter: filter, limit: limit, facts: facts)
+        var found = try there.search(segments: [around.what])
+        guard !found.places.isEmpty else { return nil }
+        found.around = anchor
+        return found
+    }
+
+    /// How far from the place named after "near" (or "in": a city's point is its centre) places are looked for when
+    /// no radius is given: a sushi bar 4,000 km away is not near Kamppi, however few sushi bars the index has.
+    static let aroundRadius = 20_000.0
 
     /// "Mikonkatu 25, Helsinki" when the last part is a city's main name: the places holding the words before it,
     /// ranked by those words alone, those whose names or address hold the city's name first, then the others

@@ -143,7 +143,7 @@ public final class PlacesApplication: Sendable {
         guard let name, !isLocal(name) else { return try localSearch(query, open: open) }
         let asked = try Self.fetched(query, open: open)
         let places = try withTimeZones(DuplicatePlaces.collapse(await provider(named: name).search(asked)))
-        return SearchOutcome(places: try kept(places, query, open: open), notes: [])
+        return SearchOutcome(places: try kept(places, query, open: open), notes: [], reference: query.near)
     }
 
     /// ``search(_:provider:open:)`` of the local index, on the calling thread: it reads only this machine's index,
@@ -175,6 +175,7 @@ public final class PlacesApplication: Sendable {
                                                category: query.category, limit: query.limit)
         var notes: [LocalSearchNote] = []
         if let correction = result.didYouMean { notes.append(.didYouMean(correction)) }
+        if let around = result.around { notes.append(.searchedAround(name: around.name, at: around.coordinate)) }
         let sources = try index.sources()
         let extracts = sources.filter { $0.kind == ImportSummary.Kind.osmPBF.rawValue }
         if let near = query.near, !extracts.contains(where: { $0.bounds?.contains(near) == true }) {
@@ -183,7 +184,8 @@ public final class PlacesApplication: Sendable {
         } else if result.places.isEmpty, result.didYouMean == nil {
             notes.append(.nothingMatches(text: query.text, importedFiles: sources.count))
         }
-        return SearchOutcome(places: try withTimeZones(DuplicatePlaces.collapse(result.places)), notes: notes)
+        return SearchOutcome(places: try withTimeZones(DuplicatePlaces.collapse(result.places)), notes: notes,
+                             reference: result.around?.coordinate ?? query.near)
     }
 
     /// What the local index holds: each imported file, newest first.
@@ -415,12 +417,17 @@ public struct BatchLookupRequest: Sendable, Hashable {
 public struct SearchOutcome: Sendable {
     public var places: [Place]
     public var notes: [LocalSearchNote]
+    /// Where the places' distances are measured from: the query's `near`, or the place "pharmacy near kiasma"
+    /// was searched around (``LocalSearchNote/searchedAround(name:at:)``).
+    public var reference: Coordinate?
 }
 
 /// Something a local search says besides its places; each front end words it.
 public enum LocalSearchNote: Sendable, Hashable {
     /// A word looked like a typo of this.
     case didYouMean(String)
+    /// "pharmacy near kiasma": the places were searched around this place, the one the words after "near" named.
+    case searchedAround(name: String, at: Coordinate)
     /// The point lies outside every imported map extract (`covered` says what each one covers).
     case outsideMapData(near: Coordinate, covered: [String])
     /// Nothing matched, with this many files imported.

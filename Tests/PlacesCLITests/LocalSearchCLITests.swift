@@ -21,6 +21,21 @@ import Testing
         #expect(try places("search", "Stockholm").first?["matched_name"] == nil)
     }
 
+    /// "X near Y": the pharmacies nearest Kiasma (way 8042215), nearest first, with their distances from it, though
+    /// no point was given; osmium and a haversine in Python put them 217, 320 and 328 m away. Read as typed, the
+    /// words found Chicago's "Near North Side" first. A name with "in" in it is still found as it stands.
+    @Test func aCategoryNearANamedPlaceIsSearchedAroundIt() throws {
+        let result = try cli.run("search", "pharmacy near kiasma", "--limit", "3")
+        #expect(result.status == 0)
+        #expect(result.stderr == "places: around Kiasma (60.17203,24.93667); distances are from there\n")
+        let json = try places("search", "pharmacy near kiasma", "--limit", "3")
+        #expect(json.compactMap { $0["id"] as? String } == ["osm:node/1369465553", "osm:node/1798012663", "osm:node/1369465698"])
+        let distances = json.compactMap { $0["distance_m"] as? Double }
+        #expect(distances.count == 3)
+        for (distance, expected) in zip(distances, [217.0, 320, 328]) { #expect(abs(distance - expected) < 1) }
+        #expect(try places("search", "Barrow in Furness").first?["id"] as? String == "geonames:2656241")
+    }
+
     @Test func aPlaceByItsSwedishAndEnglishNames() throws {
         let swedish = try #require(try places("search", "Finlands nationalteater").first)
         #expect(swedish["id"] as? String == "osm:way/122595207")

@@ -12,7 +12,9 @@ struct SearchCommand: AsyncParsableCommand {
             ("Mikonkatu 18", "18 Mikonkatu", "Mikonkatu 18, Helsinki"). Case, accents, punctuation and spacing \
             do not matter ("rkioski" finds "R-kioski"); a word with a typo is corrected (results marked \
             fuzzy), and when nothing is found a "did you mean" line says what was meant. Category words \
-            ("chemist", "bookshop", "cash machine") list real members of the category first.
+            ("chemist", "bookshop", "cash machine") list real members of the category first. "What near where" \
+            ("pharmacy near kiasma", "sushi in kamppi", "atm near me" with --near) looks around the place named, \
+            nearest first, and says which place that was.
             Without --near, important places (big cities, famous sights) come first; with --near, results \
             blend relevance, importance and distance, and each result shows how far it is.
 
@@ -23,6 +25,7 @@ struct SearchCommand: AsyncParsableCommand {
               places search Tukholma
               places search "Mikonkatu 18"
               places search chemist --near 60.1699,24.9450
+              places search "pharmacy near kiasma"
             """)
 
     @Argument(help: "Words to look for in place names.")
@@ -63,7 +66,7 @@ struct SearchCommand: AsyncParsableCommand {
             for note in outcome.notes { printError("places: \(Self.text(note))") }
             let places = outcome.places
             if places.isEmpty, !outcome.notes.isEmpty, !output.json, !output.geojson { return }
-            try output.print(places, reference: near)
+            try output.print(places, reference: outcome.reference)
         }
     }
 
@@ -72,6 +75,9 @@ struct SearchCommand: AsyncParsableCommand {
         switch note {
         case .didYouMean(let correction):
             "did you mean \"\(correction)\"?"
+        case .searchedAround(let name, let point):
+            // Five decimals: about a metre, as far as a place's point means anything.
+            "around \(name) (\(String(format: "%.5f,%.5f", point.latitude, point.longitude))); distances are from there"
         case .outsideMapData(let near, let covered):
             "--near \(near) is outside the imported map data"
                 + (covered.isEmpty ? "" : " (\(covered.joined(separator: "; ")))")

@@ -102,7 +102,8 @@ public struct ServerApplication: Sendable {
     func search(_ request: ServerRequests.Filtered<SearchQuery>) -> BackendCall.Work {
         .now {
             BackendAnswer(data: try answeringNow {
-                try PlacesJSON.places(try places.get().localSearch(request.query, open: request.open).places, reference: request.query.near)
+                let outcome = try places.get().localSearch(request.query, open: request.open)
+                return try PlacesJSON.places(outcome.places, reference: outcome.reference)
             })
         }
     }
