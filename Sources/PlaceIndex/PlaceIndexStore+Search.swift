@@ -137,10 +137,11 @@ struct LocalSearch {
     /// name best (as a search for them alone ranks it, near the search's point when it has one), within
     /// ``aroundRadius`` unless a radius was given; around the search's point for "pharmacy near me" (without one,
     /// the words before the connector alone). `nil`, and the query is searched as typed, when its words together
-    /// name a place ("Barrow in Furness"), when the words after the connector name none (a misspelt name with a
-    /// connector in it is then still corrected), or when nothing is found around it. Read as typed, the connector
-    /// was a name word like any other: "near" found Chicago's Near North Side before any pharmacy, and the place
-    /// named was not searched around.
+    /// name a place ("Barrow in Furness") or when the words after the connector name none (a misspelt name with a
+    /// connector in it is then still corrected). Nothing found around the place named is the answer ("sushi in
+    /// tokyo" on an index without Tokyo's POIs): read as typed, the query found "Giugliano in Campania" by its "in".
+    /// Read as typed, the connector was a name word like any other: "near" found Chicago's Near North Side before
+    /// any pharmacy, and the place named was not searched around.
     private func search(_ around: AroundPhrase) throws -> IndexSearchResult? {
         guard try ranked(every: words).isEmpty else { return nil }
         var anchor: Place?
@@ -153,7 +154,6 @@ struct LocalSearch {
         let there = LocalSearch(db: db, words: around.what, near: center, radius: center == nil ? nil : radius ?? Self.aroundRadius,
                                 filter: filter, limit: limit, facts: facts)
         var found = try there.search(segments: [around.what])
-        guard !found.places.isEmpty else { return nil }
         found.around = anchor
         return found
     }

@@ -178,14 +178,16 @@ public final class PlacesApplication: Sendable {
         if let around = result.around { notes.append(.searchedAround(name: around.name, at: around.coordinate)) }
         let sources = try index.sources()
         let extracts = sources.filter { $0.kind == ImportSummary.Kind.osmPBF.rawValue }
-        if let near = query.near, !extracts.contains(where: { $0.bounds?.contains(near) == true }) {
+        // Where the places were looked for: the point given, or the place "sushi in tokyo" named.
+        let searchedPoint = result.around?.coordinate ?? query.near
+        if let near = searchedPoint, !extracts.contains(where: { $0.bounds?.contains(near) == true }) {
             notes.append(.outsideMapData(near: near,
                                          covered: extracts.compactMap { source in source.bounds.map { "\(source.name) covers \($0)" } }))
         } else if result.places.isEmpty, result.didYouMean == nil {
             notes.append(.nothingMatches(text: query.text, importedFiles: sources.count))
         }
         return SearchOutcome(places: try withTimeZones(DuplicatePlaces.collapse(result.places)), notes: notes,
-                             reference: result.around?.coordinate ?? query.near)
+                             reference: searchedPoint)
     }
 
     /// What the local index holds: each imported file, newest first.
@@ -428,7 +430,8 @@ public enum LocalSearchNote: Sendable, Hashable {
     case didYouMean(String)
     /// "pharmacy near kiasma": the places were searched around this place, the one the words after "near" named.
     case searchedAround(name: String, at: Coordinate)
-    /// The point lies outside every imported map extract (`covered` says what each one covers).
+    /// The point searched around (`--near`, or the place "sushi in tokyo" named) lies outside every imported map
+    /// extract (`covered` says what each one covers).
     case outsideMapData(near: Coordinate, covered: [String])
     /// Nothing matched, with this many files imported.
     case nothingMatches(text: String, importedFiles: Int)

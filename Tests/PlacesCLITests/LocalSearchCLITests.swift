@@ -36,6 +36,17 @@ import Testing
         #expect(try places("search", "Barrow in Furness").first?["id"] as? String == "geonames:2656241")
     }
 
+    /// Tokyo (geonames:1850147, 35.6895,139.69171 in the bundled cities15000) is known, its POIs are not: nothing is
+    /// the answer, and why. Read as typed, "sushi in tokyo" listed Tokyo, then Giugliano in Campania for its "in".
+    @Test func nothingAroundAPlaceOutsideTheMapDataSaysSo() throws {
+        let result = try cli.run("search", "sushi in tokyo")
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("places: around Tokyo (35.68950,139.69171); distances are from there\n"
+                                        + "places: 35.6895,139.69171 is outside the imported map data"))
+        #expect(try places("search", "sushi in tokyo").isEmpty)
+    }
+
     @Test func aPlaceByItsSwedishAndEnglishNames() throws {
         let swedish = try #require(try places("search", "Finlands nationalteater").first)
         #expect(swedish["id"] as? String == "osm:way/122595207")

@@ -79,7 +79,7 @@ struct SearchCommand: AsyncParsableCommand {
             // Five decimals: about a metre, as far as a place's point means anything.
             "around \(name) (\(String(format: "%.5f,%.5f", point.latitude, point.longitude))); distances are from there"
         case .outsideMapData(let near, let covered):
-            "--near \(near) is outside the imported map data"
+            "\(near) is outside the imported map data"
                 + (covered.isEmpty ? "" : " (\(covered.joined(separator: "; ")))")
                 + ": only GeoNames cities are known there; add an OpenStreetMap extract of the area with "
                 + "`places import REGION.osm.pbf` (e.g. from download.geofabrik.de)"
