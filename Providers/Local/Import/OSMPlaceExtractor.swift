@@ -7,7 +7,8 @@ import PlacesCore
 /// ``LocationStore``s (on disk for a large file) so ways (centroid of their nodes) and then relations (centroid
 /// of their resolvable members) can be placed: what the extractor holds does not grow with the extract.
 struct OSMPlaceExtractor {
-    static let poiKeys = ["amenity", "shop", "tourism", "leisure", "office", "craft", "historic", "railway"]
+    static let poiKeys = poiReadKeys.map(\.tag)
+    private static let poiReadKeys: [ReadTags.Key] = [.amenity, .shop, .tourism, .leisure, .office, .craft, .historic, .railway]
     /// Keys whose every value is a place to go, except these, where only the listed values are: a named
     /// `railway` is most often a track or a level crossing, but a station is where people are headed.
     static let poiValues: [String: Set<String>] = ["railway": ["station", "halt"]]
@@ -115,11 +116,8 @@ struct OSMPlaceExtractor {
 
     private static let poiKeySet = Set(poiKeys)
 
-    /// The keys ``readsTag(_:)`` keeps besides every `addr:` and `name:` key; each is read in this file.
-    private static let readKeys = Set(poiKeys).union(alternateNameKeys).union([
-        "name", "cuisine", "phone", "contact:phone", "contact:mobile", "website", "contact:website", "url",
-        "brand", "opening_hours", "wikidata", "wikipedia", "building",
-    ])
+    /// The keys ``readsTag(_:)`` keeps besides every `addr:` and `name:` key: those ``tagged(_:)`` reads.
+    private static let readKeys = Set(ReadTags.Key.allCases.map(\.tag)).union(alternateNameKeys)
 
     /// Records where nodes are, for the ways after them (every node's position, from
     /// ``OSMPBFReader/forEachElement(progress:selectingTags:nodePositions:preparing:_:)``).
@@ -179,34 +177,35 @@ struct OSMPlaceExtractor {
     }
 
     private static func tagged(type: OSMElementType, id: Int64, tags: [String: String]) -> Tagged? {
-        let poiTags = Self.poiKeys.compactMap { key in
-            tags[key].flatMap { value in Self.poiValues[key].map { $0.contains(value) } ?? true ? (key, value) : nil }
+        let read = ReadTags(tags)
+        let poiTags = Self.poiReadKeys.compactMap { key in
+            read[key].flatMap { value in Self.poiValues[key.tag].map { $0.contains(value) } ?? true ? (key.tag, value) : nil }
         }
         // Most tagged objects (buildings, roads, barriers) are neither a named POI nor an address point:
         // they only vote for the file's country, without building an address.
-        guard (!poiTags.isEmpty && tags["name"] != nil) || tags["addr:housenumber"] != nil else {
-            guard let country = tags["addr:country"]?.trimmedOfSpaces, !country.isEmpty else { return nil }
+        guard (!poiTags.isEmpty && read[.name] != nil) || read[.houseNumber] != nil else {
+            guard let country = read[.country]?.trimmedOfSpaces, !country.isEmpty else { return nil }
             return Tagged(candidate: nil, country: country.uppercased())
         }
-        let address = Self.address(tags)
+        let address = Self.address(read)
         let unplaced = Coordinate(latitude: 0, longitude: 0)
         let placeID = PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)")
-        if let name = tags["name"]?.trimmedOfSpaces, !name.isEmpty, !poiTags.isEmpty {
+        if let name = read[.name]?.trimmedOfSpaces, !name.isEmpty, !poiTags.isEmpty {
             let categories = poiTags.map { "\($0.0)=\($0.1)" }
             let category = categories.lazy.compactMap(PlaceCategory.normalize).first
             var keywords = poiTags.map { $0.1.replacing(ascii: "_", with: " ") }
             if let category { keywords.append(category.replacing(ascii: "_", with: " ")) }
-            if let cuisine = tags["cuisine"] { keywords.append(cuisine.replacing(ascii: ";", with: " ").replacing(ascii: "_", with: " ")) }
-            let rawPhone = (tags["phone"] ?? tags["contact:phone"] ?? tags["contact:mobile"])
+            if let cuisine = read[.cuisine] { keywords.append(cuisine.replacing(ascii: ";", with: " ").replacing(ascii: "_", with: " ")) }
+            let rawPhone = (read[.phone] ?? read[.contactPhone] ?? read[.contactMobile])
                 .flatMap { $0.split(separator: ";").first.map { $0.trimmedOfSpaces } }
             let place = Place(
                 id: placeID, name: name, coordinate: unplaced, address: address, formattedAddress: address?.formatted,
-                phone: rawPhone, website: tags["website"] ?? tags["contact:website"] ?? tags["url"],
-                categories: categories, category: category, brand: tags["brand"],
-                openingHoursText: tags["opening_hours"], attribution: Self.attribution)
+                phone: rawPhone, website: read[.website] ?? read[.contactWebsite] ?? read[.url],
+                categories: categories, category: category, brand: read[.brand],
+                openingHoursText: read[.openingHours], attribution: Self.attribution)
             return Tagged(candidate: Candidate(place: place, kind: .poi, keywords: keywords, rawPhone: rawPhone,
-                                               alternateNames: Self.alternateNames(tags, name: name),
-                                               importance: Self.importance(tags, poiTags: poiTags)),
+                                               alternateNames: Self.alternateNames(read.alternateNameTags, name: name),
+                                               importance: Self.importance(read, poiTags: poiTags)),
                           country: address?.countryCode)
         }
         if let address, address.houseNumber != nil, address.street != nil {
@@ -218,16 +217,95 @@ struct OSMPlaceExtractor {
         return Tagged(candidate: nil, country: address?.countryCode)
     }
 
+    /// The values of the tags ``tagged(type:id:tags:)`` reads, found in one pass over an object's tags: one hash of
+    /// each of its keys, where asking its dictionary for each of the ~35 keys read hashed every key asked for (a
+    /// fifth of the decoding threads' time went to `Hasher`).
+    struct ReadTags {
+        /// Each key read besides the other names (``OSMPlaceExtractor/alternateNameKeys``, `name:*`).
+        enum Key: Int, CaseIterable {
+            case amenity, shop, tourism, leisure, office, craft, historic, railway
+            case name, cuisine, phone, contactPhone, contactMobile, website, contactWebsite, url, brand, openingHours
+            case wikidata, wikipedia, building
+            case houseNumber, street, place, unit, flats, postcode, city, suburb, district, state, province, country
+
+            var tag: String {
+                switch self {
+                case .amenity: "amenity"
+                case .shop: "shop"
+                case .tourism: "tourism"
+                case .leisure: "leisure"
+                case .office: "office"
+                case .craft: "craft"
+                case .historic: "historic"
+                case .railway: "railway"
+                case .name: "name"
+                case .cuisine: "cuisine"
+                case .phone: "phone"
+                case .contactPhone: "contact:phone"
+                case .contactMobile: "contact:mobile"
+                case .website: "website"
+                case .contactWebsite: "contact:website"
+                case .url: "url"
+                case .brand: "brand"
+                case .openingHours: "opening_hours"
+                case .wikidata: "wikidata"
+                case .wikipedia: "wikipedia"
+                case .building: "building"
+                case .houseNumber: "addr:housenumber"
+                case .street: "addr:street"
+                case .place: "addr:place"
+                case .unit: "addr:unit"
+                case .flats: "addr:flats"
+                case .postcode: "addr:postcode"
+                case .city: "addr:city"
+                case .suburb: "addr:suburb"
+                case .district: "addr:district"
+                case .state: "addr:state"
+                case .province: "addr:province"
+                case .country: "addr:country"
+                }
+            }
+        }
+
+        private static let keyOfTag = Dictionary(uniqueKeysWithValues: Key.allCases.map { ($0.tag, $0) })
+
+        /// By ``Key/rawValue``.
+        private var values: [String?]
+        /// The object's other names (``OSMPlaceExtractor/alternateNameKeys`` and `name:*`), sorted by key.
+        private(set) var alternateNameTags: [(key: String, value: String)] = []
+
+        init(_ tags: [String: String]) {
+            values = Array(repeating: nil, count: Key.allCases.count)
+            for (key, value) in tags {
+                if let read = Self.keyOfTag[key] {
+                    values[read.rawValue] = value
+                } else if key.hasPrefix("name:") || OSMPlaceExtractor.alternateNameKeys.contains(key) {
+                    alternateNameTags.append((key, value))
+                }
+            }
+            if alternateNameTags.count > 1 { alternateNameTags.sort { $0.key < $1.key } }
+        }
+
+        subscript(key: Key) -> String? { values[key.rawValue] }
+
+        /// The first of `keys` with a value that is not blank, trimmed.
+        func trimmed(_ keys: Key...) -> String? {
+            for key in keys {
+                if let value = self[key]?.trimmedOfSpaces, !value.isEmpty { return value }
+            }
+            return nil
+        }
+    }
+
     /// Every other name of an object, each once (compared folded), without its main name. Tags holding
     /// several names separate them with `;`.
-    static func alternateNames(_ tags: [String: String], name: String) -> [String] {
-        let keys = tags.keys.filter { $0.hasPrefix("name:") || alternateNameKeys.contains($0) }
+    /// - Parameter tags: the object's other-name tags, sorted by key (``ReadTags/alternateNameTags``).
+    static func alternateNames(_ tags: [(key: String, value: String)], name: String) -> [String] {
         // Most objects have no other name: their main name's words are not needed.
-        guard !keys.isEmpty else { return [] }
+        guard !tags.isEmpty else { return [] }
         var seen: Set<String> = [SearchText.words(name).joined(separator: " ")]
         var names: [String] = []
-        for key in keys.sorted() {
-            guard let value = tags[key] else { continue }
+        for (_, value) in tags {
             for part in value.split(separator: ";") {
                 let alternate = part.trimmedOfSpaces
                 let words = SearchText.words(alternate).joined(separator: " ")
@@ -238,24 +316,18 @@ struct OSMPlaceExtractor {
     }
 
     /// 0.1 for any POI, more with a Wikipedia or Wikidata link and for kinds people look for by name.
-    static func importance(_ tags: [String: String], poiTags: [(String, String)]) -> Double {
+    static func importance(_ tags: ReadTags, poiTags: [(String, String)]) -> Double {
         var importance = 0.1
-        if tags["wikidata"] != nil || tags["wikipedia"] != nil { importance += 0.25 }
-        if poiTags.contains(where: { prominentKinds.contains($0.1) }) || tags["building"] == "cathedral" { importance += 0.15 }
+        if tags[.wikidata] != nil || tags[.wikipedia] != nil { importance += 0.25 }
+        if poiTags.contains(where: { prominentKinds.contains($0.1) }) || tags[.building] == "cathedral" { importance += 0.15 }
         return importance
     }
 
-    static func address(_ tags: [String: String]) -> PostalAddress? {
-        func tag(_ keys: String...) -> String? {
-            for key in keys {
-                if let value = tags[key]?.trimmedOfSpaces, !value.isEmpty { return value }
-            }
-            return nil
-        }
+    static func address(_ tags: ReadTags) -> PostalAddress? {
         let address = PostalAddress(
-            houseNumber: tag("addr:housenumber"), street: tag("addr:street", "addr:place"), unit: tag("addr:unit", "addr:flats"),
-            postcode: tag("addr:postcode"), city: tag("addr:city"), district: tag("addr:suburb", "addr:district"),
-            region: tag("addr:state", "addr:province"), countryCode: tag("addr:country")?.uppercased())
+            houseNumber: tags.trimmed(.houseNumber), street: tags.trimmed(.street, .place), unit: tags.trimmed(.unit, .flats),
+            postcode: tags.trimmed(.postcode), city: tags.trimmed(.city), district: tags.trimmed(.suburb, .district),
+            region: tags.trimmed(.state, .province), countryCode: tags.trimmed(.country)?.uppercased())
         return address.isEmpty ? nil : address
     }
 }
