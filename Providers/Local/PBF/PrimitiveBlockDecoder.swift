@@ -40,6 +40,35 @@ enum PrimitiveBlockDecoder {
             latitudes.append(latitude)
             longitudes.append(longitude)
         }
+
+        /// Makes room for `count` more positions in columns that hold none yet (see
+        /// ``ProtobufCursor/appendVarints(wireType:to:)`` for why only then).
+        mutating func reserve(_ count: Int) {
+            guard ids.isEmpty else { return }
+            ids.reserveCapacity(count)
+            latitudes.reserveCapacity(count)
+            longitudes.reserveCapacity(count)
+        }
+    }
+
+    /// The fields an object is decoded from before it is made an element (its tags' string indexes, a relation's
+    /// member columns), kept for the next object of the block: arrays made afresh for each way and relation were
+    /// allocated, grown and freed millions of times on an extract.
+    private struct Scratch {
+        var keys: [UInt64] = []
+        var values: [UInt64] = []
+        var roles: [UInt64] = []
+        var memberIDs: [Int64] = []
+        var types: [UInt64] = []
+
+        /// Empties every array, keeping its room.
+        mutating func clear() {
+            keys.removeAll(keepingCapacity: true)
+            values.removeAll(keepingCapacity: true)
+            roles.removeAll(keepingCapacity: true)
+            memberIDs.removeAll(keepingCapacity: true)
+            types.removeAll(keepingCapacity: true)
+        }
     }
 
     /// The block's string table as byte ranges of the inflated block (valid while it is), each turned into a
@@ -106,12 +135,12 @@ enum PrimitiveBlockDecoder {
                 throw ProtobufError("\(keys.count) tag keys but \(values.count) values")
             }
             var marks: UInt8 = 0
-            var anyKept = false
+            var kept = 0
             for i in keys.indices {
-                if let mark = try mark(key: keys[i], value: values[i]) { marks |= mark; anyKept = true }
+                if let mark = try mark(key: keys[i], value: values[i]) { marks |= mark; kept += 1 }
             }
-            guard keepsObject(anyKept: anyKept, mark: marks) else { return [:] }
-            var tags = selection == nil ? [String: String](minimumCapacity: keys.count) : [:]
+            guard keepsObject(anyKept: kept > 0, mark: marks) else { return [:] }
+            var tags = [String: String](minimumCapacity: kept)
             for i in keys.indices where try mark(key: keys[i], value: values[i]) != nil {
                 tags[string(at: Int(keys[i]))] = string(at: Int(values[i]))
             }
@@ -152,36 +181,38 @@ enum PrimitiveBlockDecoder {
             }
         }
         context.tableComplete()
+        var scratch = Scratch()
         for var group in groups {
             while !group.isAtEnd {
                 let key = try group.readKey()
                 switch (key.field, key.wireType) {
                 case (1, 2):
-                    let node = try decodeNode(try group.readMessage(), &context)
+                    let node = try decodeNode(try group.readMessage(), &context, &scratch)
                     if nodes != nil {
                         nodes!.append(id: node.id, latitude: node.latitude, longitude: node.longitude)
                         if node.tags.isEmpty { continue }
                     }
                     try body(.node(node), nodes?.ids.count ?? 0)
                 case (2, 2): try decodeDense(try group.readMessage(), &context, &nodes, body)
-                case (3, 2): try body(.way(try decodeWay(try group.readMessage(), &context)), nodes?.ids.count ?? 0)
-                case (4, 2): try body(.relation(try decodeRelation(try group.readMessage(), &context)), nodes?.ids.count ?? 0)
+                case (3, 2): try body(.way(try decodeWay(try group.readMessage(), &context, &scratch)), nodes?.ids.count ?? 0)
+                case (4, 2): try body(.relation(try decodeRelation(try group.readMessage(), &context, &scratch)), nodes?.ids.count ?? 0)
                 default: try group.skip(wireType: key.wireType)
                 }
             }
         }
     }
 
-    private static func decodeNode(_ message: ProtobufCursor, _ context: inout Context) throws(ProtobufError) -> OSMNode {
+    private static func decodeNode(_ message: ProtobufCursor, _ context: inout Context,
+                                   _ scratch: inout Scratch) throws(ProtobufError) -> OSMNode {
         var cursor = message
         var id: Int64?, lat: Int64 = 0, lon: Int64 = 0
-        var keys: [UInt64] = [], values: [UInt64] = []
+        scratch.clear()
         while !cursor.isAtEnd {
             let key = try cursor.readKey()
             switch (key.field, key.wireType) {
             case (1, 0): id = try cursor.readSignedVarint()
-            case (2, _): try cursor.appendVarints(wireType: key.wireType, to: &keys)
-            case (3, _): try cursor.appendVarints(wireType: key.wireType, to: &values)
+            case (2, _): try cursor.appendVarints(wireType: key.wireType, to: &scratch.keys)
+            case (3, _): try cursor.appendVarints(wireType: key.wireType, to: &scratch.values)
             case (8, 0): lat = try cursor.readSignedVarint()
             case (9, 0): lon = try cursor.readSignedVarint()
             default: try cursor.skip(wireType: key.wireType)
@@ -189,7 +220,7 @@ enum PrimitiveBlockDecoder {
         }
         guard let id else { throw ProtobufError("node without id") }
         return OSMNode(id: id, latitude: context.latitude(lat), longitude: context.longitude(lon),
-                       tags: try context.tags(keys: keys, values: values))
+                       tags: try context.tags(keys: scratch.keys, values: scratch.values))
     }
 
     private static func decodeDense(_ message: ProtobufCursor, _ context: inout Context, _ nodes: inout NodeColumns?,
@@ -210,6 +241,7 @@ enum PrimitiveBlockDecoder {
         guard ids.count == lats.count, ids.count == lons.count else {
             throw ProtobufError("dense nodes with \(ids.count) ids, \(lats.count) latitudes and \(lons.count) longitudes")
         }
+        nodes?.reserve(ids.count)
         var tagPosition = 0
         for i in ids.indices {
             let latitude = context.latitude(lats[i]), longitude = context.longitude(lons[i])
@@ -220,17 +252,18 @@ enum PrimitiveBlockDecoder {
                 // The first pass finds the end and what the selection makes of the keys, the second keeps tags.
                 let first = tagPosition
                 var marks: UInt8 = 0
-                var anyKept = false
+                var kept = 0
                 while true {
                     guard tagPosition < keysVals.count else { throw ProtobufError("dense keys_vals ends before node \(ids[i])") }
                     let keyIndex = keysVals[tagPosition]
                     tagPosition += 1
                     if keyIndex == 0 { break }
                     guard tagPosition < keysVals.count else { throw ProtobufError("dense keys_vals ends inside a tag") }
-                    if let mark = try context.mark(key: keyIndex, value: keysVals[tagPosition]) { marks |= mark; anyKept = true }
+                    if let mark = try context.mark(key: keyIndex, value: keysVals[tagPosition]) { marks |= mark; kept += 1 }
                     tagPosition += 1
                 }
-                if context.keepsObject(anyKept: anyKept, mark: marks) {
+                if context.keepsObject(anyKept: kept > 0, mark: marks) {
+                    tags.reserveCapacity(kept)
                     var pair = first
                     while pair + 1 < tagPosition {
                         if try context.mark(key: keysVals[pair], value: keysVals[pair + 1]) != nil {
@@ -245,42 +278,44 @@ enum PrimitiveBlockDecoder {
         }
     }
 
-    private static func decodeWay(_ message: ProtobufCursor, _ context: inout Context) throws(ProtobufError) -> OSMWay {
+    private static func decodeWay(_ message: ProtobufCursor, _ context: inout Context,
+                                  _ scratch: inout Scratch) throws(ProtobufError) -> OSMWay {
         var cursor = message
         var id: Int64?
-        var keys: [UInt64] = [], values: [UInt64] = []
+        scratch.clear()
         var refs: [Int64] = []
         while !cursor.isAtEnd {
             let key = try cursor.readKey()
             switch (key.field, key.wireType) {
             case (1, 0): id = Int64(bitPattern: try cursor.readVarint())
-            case (2, _): try cursor.appendVarints(wireType: key.wireType, to: &keys)
-            case (3, _): try cursor.appendVarints(wireType: key.wireType, to: &values)
+            case (2, _): try cursor.appendVarints(wireType: key.wireType, to: &scratch.keys)
+            case (3, _): try cursor.appendVarints(wireType: key.wireType, to: &scratch.values)
             case (8, _): try cursor.appendDeltaCodedSigned(wireType: key.wireType, to: &refs)
             default: try cursor.skip(wireType: key.wireType)
             }
         }
         guard let id else { throw ProtobufError("way without id") }
-        return OSMWay(id: id, nodeRefs: refs, tags: try context.tags(keys: keys, values: values))
+        return OSMWay(id: id, nodeRefs: refs, tags: try context.tags(keys: scratch.keys, values: scratch.values))
     }
 
-    private static func decodeRelation(_ message: ProtobufCursor, _ context: inout Context) throws(ProtobufError) -> OSMRelation {
+    private static func decodeRelation(_ message: ProtobufCursor, _ context: inout Context,
+                                       _ scratch: inout Scratch) throws(ProtobufError) -> OSMRelation {
         var cursor = message
         var id: Int64?
-        var keys: [UInt64] = [], values: [UInt64] = []
-        var roles: [UInt64] = [], memberIDs: [Int64] = [], types: [UInt64] = []
+        scratch.clear()
         while !cursor.isAtEnd {
             let key = try cursor.readKey()
             switch (key.field, key.wireType) {
             case (1, 0): id = Int64(bitPattern: try cursor.readVarint())
-            case (2, _): try cursor.appendVarints(wireType: key.wireType, to: &keys)
-            case (3, _): try cursor.appendVarints(wireType: key.wireType, to: &values)
-            case (8, _): try cursor.appendVarints(wireType: key.wireType, to: &roles)
-            case (9, _): try cursor.appendDeltaCodedSigned(wireType: key.wireType, to: &memberIDs)
-            case (10, _): try cursor.appendVarints(wireType: key.wireType, to: &types)
+            case (2, _): try cursor.appendVarints(wireType: key.wireType, to: &scratch.keys)
+            case (3, _): try cursor.appendVarints(wireType: key.wireType, to: &scratch.values)
+            case (8, _): try cursor.appendVarints(wireType: key.wireType, to: &scratch.roles)
+            case (9, _): try cursor.appendDeltaCodedSigned(wireType: key.wireType, to: &scratch.memberIDs)
+            case (10, _): try cursor.appendVarints(wireType: key.wireType, to: &scratch.types)
             default: try cursor.skip(wireType: key.wireType)
             }
         }
+        let roles = scratch.roles, memberIDs = scratch.memberIDs, types = scratch.types
         guard let id else { throw ProtobufError("relation without id") }
         guard roles.count == memberIDs.count, types.count == memberIDs.count else {
             throw ProtobufError("relation \(id) with \(memberIDs.count) members, \(roles.count) roles and \(types.count) types")
@@ -297,7 +332,7 @@ enum PrimitiveBlockDecoder {
             }
             members.append(OSMRelationMember(type: type, ref: memberIDs[i], role: try context.string(roles[i])))
         }
-        return OSMRelation(id: id, members: members, tags: try context.tags(keys: keys, values: values))
+        return OSMRelation(id: id, members: members, tags: try context.tags(keys: scratch.keys, values: scratch.values))
     }
 }
 

@@ -100,16 +100,44 @@ struct ProtobufCursor {
 
     /// Decodes a packed (or single) repeated integer field into `values`.
     mutating func appendVarints(wireType: Int, to values: inout [UInt64]) throws(ProtobufError) {
-        try forEachVarint(wireType: wireType) { values.append($0) }
+        guard wireType == 2 else { return try forEachVarint(wireType: wireType) { values.append($0) } }
+        var packed = try readMessage()
+        packed.reserveRoom(in: &values)
+        while !packed.isAtEnd { values.append(try packed.readVarint()) }
     }
 
     /// Decodes a packed `sint64` field whose values are deltas, appending the running sums.
     mutating func appendDeltaCodedSigned(wireType: Int, to values: inout [Int64]) throws(ProtobufError) {
         var running: Int64 = 0
-        try forEachVarint(wireType: wireType) { raw in
+        func append(_ raw: UInt64) {
             running &+= Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
             values.append(running)
         }
+        guard wireType == 2 else { return try forEachVarint(wireType: wireType, append) }
+        var packed = try readMessage()
+        packed.reserveRoom(in: &values)
+        while !packed.isAtEnd { append(try packed.readVarint()) }
+    }
+
+    /// Reserves room in an empty `values` for every varint left in this packed field (each ends with a byte
+    /// below 0x80), so decoding it allocates the array once: grown by doubling, the arrays of a block's node
+    /// ids, way refs and tags were reallocated and copied ~10 times each, a tenth of the decoding threads'
+    /// time in `malloc`. An array that holds values already (a field split in several packed runs, which only
+    /// an odd writer makes) grows as usual: reserving for each run would copy the array once per run.
+    private func reserveRoom<Value>(in values: inout [Value]) {
+        guard values.isEmpty, position < end, let base = bytes.baseAddress else { return }
+        var count = 0
+        var offset = position
+        // Eight bytes at a time: the bytes whose top bit is clear, counted in one word.
+        while end - offset >= 8 {
+            count += (~base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080).nonzeroBitCount
+            offset += 8
+        }
+        while offset < end {
+            if base.load(fromByteOffset: offset, as: UInt8.self) < 0x80 { count += 1 }
+            offset += 1
+        }
+        values.reserveCapacity(count)
     }
 }
 
