@@ -20,7 +20,7 @@ final class ParallelBatch<Output: Sendable>: @unchecked Sendable {
         DispatchQueue.global().async {
             batch.outputs.withUnsafeMutableBufferPointer { slots in
                 let slots = UnsafeSlots(slots)
-                let chunks = min(inputs.count, ProcessInfo.processInfo.activeProcessorCount * 4)
+                let chunks = min(inputs.count, processorCount * 4)
                 DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                     var i = inputs.count * chunk / chunks
                     while i < inputs.count * (chunk + 1) / chunks {
@@ -45,3 +45,8 @@ final class ParallelBatch<Output: Sendable>: @unchecked Sendable {
         init(_ base: UnsafeMutableBufferPointer<Output?>) { self.base = base }
     }
 }
+
+/// The processors this process may use, asked once: Foundation reads them from `/proc` and the cgroup files on every
+/// call (an `open`, a `read` and a `malloc`), and ``ParallelBatch`` asked for each batch. A global: a generic class
+/// cannot have a static stored property.
+private let processorCount = ProcessInfo.processInfo.activeProcessorCount
