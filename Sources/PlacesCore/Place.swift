@@ -185,11 +185,21 @@ public struct PostalAddress: Hashable, Sendable, Codable {
     /// "Street 12 A, 00100 Helsinki, FI": house number after the street, as most of Europe writes it.
     /// Providers whose own formatted address is better keep theirs in ``Place/formattedAddress``.
     public var formatted: String? {
-        var streetLine = [street, houseNumber].compactMap { $0 }.joined(separator: " ")
-        if let unit { streetLine += streetLine.isEmpty ? unit : " \(unit)" }
-        let cityLine = [postcode, city].compactMap { $0 }.joined(separator: " ")
-        let parts = [streetLine, cityLine, countryCode ?? ""].filter { !$0.isEmpty }
-        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        // Appended piece by piece: the optional arrays compacted, filtered and joined here before cost an extract's
+        // import ~1 % of its CPU (every address point and POI has an address).
+        func joined(_ first: String?, _ second: String?) -> String {
+            guard let first else { return second ?? "" }
+            guard let second else { return first }
+            return first + " " + second
+        }
+        var streetLine = joined(street, houseNumber)
+        if let unit { streetLine += streetLine.isEmpty ? unit : " " + unit }
+        var result = ""
+        for part in [streetLine, joined(postcode, city), countryCode ?? ""] where !part.isEmpty {
+            if !result.isEmpty { result += ", " }
+            result += part
+        }
+        return result.isEmpty ? nil : result
     }
 
     public var isEmpty: Bool { self == PostalAddress() }

@@ -3,6 +3,14 @@ extension StringProtocol {
     /// every Unicode space separator), scalar by scalar: Foundation's `trimmingCharacters(in:)` bridges each
     /// string through `NSString`, which was a tenth of an extract's import.
     public var trimmedOfSpaces: String {
+        // Most text neither starts nor ends with a space: its first and last bytes tell, when ASCII, without
+        // decoding scalars.
+        let plainEnds = utf8.withContiguousStorageIfAvailable { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return false }
+            return first < 0x80 && last < 0x80 && first != UInt8(ascii: " ") && first != UInt8(ascii: "\t")
+                && last != UInt8(ascii: " ") && last != UInt8(ascii: "\t")
+        }
+        if plainEnds == true { return String(self) }
         let scalars = unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return "" }
         if !Self.isSpace(first), !Self.isSpace(last) { return String(self) }
