@@ -657,6 +657,14 @@ public struct PreparedPlace: Sendable {
     }
 
     private static func unique(_ words: [String]) -> [String] {
+        // A place has a few names and address words: comparing each with those kept costs less than hashing
+        // them into a set (a sixth of the time spent preparing an extract's places).
+        guard words.count > 16 else {
+            var kept: [String] = []
+            kept.reserveCapacity(words.count)
+            for word in words where !kept.contains(word) { kept.append(word) }
+            return kept
+        }
         var seen = Set<String>()
         return words.filter { seen.insert($0).inserted }
     }
