@@ -590,12 +590,15 @@ public struct PreparedPlace: Sendable {
     /// An alternate name with its words as ``SearchText/words(_:)`` cuts them, for a caller that cut them already
     /// (GeoNames imports do, to tell names apart: cutting cities1000's 570,000 names once more cost a fifth of a second).
     public struct AlternateName: Sendable {
-        public var name: String
-        public var words: [String]
+        public let name: String
+        public let words: [String]
+        /// The words joined by spaces: how the full-text index holds the name, and how a caller tells names apart.
+        public let searchWords: String
 
         public init(_ name: String, words: [String]) {
             self.name = name
             self.words = words
+            self.searchWords = words.joined(separator: " ")
         }
     }
 
@@ -609,10 +612,9 @@ public struct PreparedPlace: Sendable {
         // bars, and a search can tell a whole-name match from a match of some words with one `instr`.
         var names: [String] = []
         for alternate in alternates {
-            let words = alternate.words
-            names.append(words.joined(separator: " "))
-            names += SearchText.joinedForms(words)
-            typoWords.append(words)
+            names.append(alternate.searchWords)
+            names += SearchText.joinedForms(alternate.words)
+            typoWords.append(alternate.words)
         }
         names += SearchText.joinedForms(nameWords)
         let searchAlt = names.isEmpty ? "" : "| " + Self.unique(names).joined(separator: " | ") + " |"
@@ -623,7 +625,8 @@ public struct PreparedPlace: Sendable {
             typoWords.append(street)
             addressWords = street + SearchText.joinedForms(street)
             if let number = a.houseNumber { addressWords += SearchText.words(number) + [SearchText.houseNumber(number)] }
-            for part in [a.unit, a.district, a.city] { if let part { addressWords += SearchText.words(part) } }
+            // A GeoNames city's address is its own name: its words are cut once.
+            for part in [a.unit, a.district, a.city] { if let part { addressWords += part == place.name ? nameWords : SearchText.words(part) } }
         }
         // DatabaseValues straight away: an array of `any DatabaseValueConvertible` boxed each of the 30 values
         // of every place an import prepares.

@@ -38,4 +38,53 @@ import Testing
         #expect(record.alternateNameCandidates.count == 2)
         #expect(record.searchableAlternates.map(\.name) == ["Pääkaupunki"])
     }
+
+    /// The Latin names kept as Swift reads them: trimmed of whitespace Characters, then every scalar in a Latin block
+    /// and of no numeric type (the reference ``GeoNamesRecord/latinCandidate(_:)`` must agree with).
+    static func referenceLatinCandidate(_ candidate: Substring) -> String? {
+        let start = candidate.drop(while: \.isWhitespace)
+        let trimmed = String(start[..<(start.lastIndex { !$0.isWhitespace }.map(start.index(after:)) ?? start.startIndex)])
+        let isLatin = { (scalar: Unicode.Scalar) in
+            switch scalar.value {
+            case 0x20...0x24F, 0x1E00...0x1EFF, 0x2019: scalar.properties.numericType == nil
+            default: false
+            }
+        }
+        return !trimmed.isEmpty && trimmed.unicodeScalars.allSatisfy(isLatin) ? trimmed : nil
+    }
+
+    @Test(arguments: [
+        "Kraków", " Kraków", "Kraków ", "\u{3000}Kraków", "Kraków\u{3000}", "Kraków \u{301}", "\u{A0}Zürich\u{A0}", "Zürich\u{85}",
+        "Хельсинки", " Хельсинки", "Helsinkі", "Kraków 2", "Kraków²", "½ Kraków", "Ḩalab", "Ḩalab\u{301}", "Ḩ", "É", "\u{2019}s-Hertogenbosch",
+        "Kraków\u{600}", "\u{600}Kraków", "Kraków\u{200D}", "é\u{1F3FB}", "\u{80}Kraków\u{9F}", "Kraków\u{AD}", "\u{301}Kraków", " ", "\u{3000}",
+    ])
+    func aNonASCIINameIsKeptAsSwiftTrimsAndReadsIt(candidate: String) {
+        #expect(GeoNamesRecord.latinCandidate(Substring(candidate)) == Self.referenceLatinCandidate(Substring(candidate)))
+    }
+
+    @Test func everyNonASCIINameOfTheBundledCitiesIsKeptAsSwiftTrimsAndReadsIt() throws {
+        let url = TestData.directory.appendingPathComponent("geonames-cities15000.txt.gz")
+        var candidates = 0, kept = 0
+        try GeoNamesReader(url: url, container: .gzip).forEachRecord { record in
+            for candidate in record.alternateNameCandidates where !candidate.utf8.allSatisfy({ $0 < 0x80 }) {
+                candidates += 1
+                let reference = Self.referenceLatinCandidate(candidate)
+                if reference != nil { kept += 1 }
+                #expect(GeoNamesRecord.latinCandidate(candidate) == reference, "\(candidate)")
+            }
+        }
+        // cities15000 holds ~156,000 non-ASCII names, ~25,000 of them Latin.
+        #expect(candidates > 100_000 && kept > 10_000)
+    }
+
+    @Test func latinScalarsAreThoseOfTheLatinBlocksWithoutNumbers() {
+        for value in UInt32(0)...0x2100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let expected: Bool = switch value {
+            case 0x20...0x24F, 0x1E00...0x1EFF, 0x2019: scalar.properties.numericType == nil
+            default: false
+            }
+            #expect(GeoNamesRecord.isLatinOrPunctuation(scalar) == expected, "U+\(String(value, radix: 16))")
+        }
+    }
 }
