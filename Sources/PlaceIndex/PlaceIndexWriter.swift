@@ -131,12 +131,15 @@ public final class PlaceIndexWriter {
     /// Replaces the R*Tree's content with `tree`, row by row in its three shadow tables.
     private func writeRTree(_ tree: PackedRTree) throws {
         for table in ["place_rtree_node", "place_rtree_rowid", "place_rtree_parent"] { try db.execute(sql: "DELETE FROM \(table)") }
-        let node = try db.makeStatement(sql: "INSERT INTO place_rtree_node (nodeno, data) VALUES (?, ?)")
-        for (number, data) in tree.nodes { try Self.execute(node, [number.databaseValue, Data(data).databaseValue], in: db) }
-        let leaf = try db.makeStatement(sql: "INSERT INTO place_rtree_rowid (rowid, nodeno) VALUES (?, ?)")
-        for (id, number) in tree.leafOfEntry { try Self.execute(leaf, [id.databaseValue, number.databaseValue], in: db) }
-        let parent = try db.makeStatement(sql: "INSERT INTO place_rtree_parent (nodeno, parentnode) VALUES (?, ?)")
-        for (number, parentNumber) in tree.parentOfNode { try Self.execute(parent, [number.databaseValue, parentNumber.databaseValue], in: db) }
+        var node = MultiRowInsert(db: db, into: "place_rtree_node (nodeno, data)")
+        for (number, data) in tree.nodes { try node.add(number.databaseValue, Data(data).databaseValue) }
+        try node.finish()
+        var leaf = MultiRowInsert(db: db, into: "place_rtree_rowid (rowid, nodeno)")
+        for (id, number) in tree.leafOfEntry { try leaf.add(id.databaseValue, number.databaseValue) }
+        try leaf.finish()
+        var parent = MultiRowInsert(db: db, into: "place_rtree_parent (nodeno, parentnode)")
+        for (number, parentNumber) in tree.parentOfNode { try parent.add(number.databaseValue, parentNumber.databaseValue) }
+        try parent.finish()
     }
 
     /// Replaces the phone number of a place this import wrote, once what it needed is known (the region of a
@@ -405,14 +408,12 @@ public final class PlaceIndexWriter {
     /// its length and its (reversed) ending, since a word with one typo keeps one of the two intact. How
     /// many names use a word decides between equally close corrections.
     private func saveTypoVocabulary(_ rows: [TypoTermRow]) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO search_term (length, term, reversed, places) VALUES (?, ?, ?, ?)
-            ON CONFLICT (length, term) DO UPDATE SET places = places + excluded.places
-            """)
+        var insert = MultiRowInsert(db: db, into: "search_term (length, term, reversed, places)",
+                                    then: "ON CONFLICT (length, term) DO UPDATE SET places = places + excluded.places")
         for row in rows {
-            try Self.execute(statement, [row.length.databaseValue, row.term.databaseValue, row.reversed.databaseValue,
-                                         row.places.databaseValue], in: db)
+            try insert.add(row.length.databaseValue, row.term.databaseValue, row.reversed.databaseValue, row.places.databaseValue)
         }
+        try insert.finish()
     }
 
     typealias TypoTermRow = (length: Int, term: String, reversed: String, places: Int)
@@ -494,6 +495,53 @@ public final class PlaceIndexWriter {
         try db.cachedStatement(sql: "DELETE FROM place_rtree WHERE id = ?").execute(arguments: [rowid])
         try db.cachedStatement(sql: "DELETE FROM place WHERE rowid = ?").execute(arguments: [rowid])
         deletedRowids.insert(rowid)
+    }
+}
+
+/// Rows inserted many to a statement (`INSERT INTO t (a, b) VALUES (?, ?), (?, ?), …`), in the order they are added: for the
+/// hundreds of thousands of small rows an import writes at its end (the typo vocabulary, the R*Tree's shadow tables), where
+/// running a statement per row cost SQLite a fifth more (the vocabulary of cities1000 over the bundled index, 375,886
+/// rows, in C against the same SQLite: 0.53 s one row a statement, 0.41 s 64 rows a statement).
+struct MultiRowInsert {
+    static let rowsPerStatement = 64
+
+    private let db: Database
+    private let target: String
+    private let clause: String
+    private var full: Statement?
+    private var values: [DatabaseValue] = []
+    private var columns = 0
+
+    /// - Parameters:
+    ///   - target: the table and its columns, `"t (a, b)"`.
+    ///   - clause: what follows the values (an `ON CONFLICT` clause), or nothing.
+    init(db: Database, into target: String, then clause: String = "") {
+        self.db = db
+        self.target = target
+        self.clause = clause
+    }
+
+    /// Adds one row; every row has the same number of values.
+    mutating func add(_ row: DatabaseValue...) throws {
+        columns = row.count
+        values += row
+        if values.count == columns * Self.rowsPerStatement {
+            if full == nil { full = try statement(rows: Self.rowsPerStatement) }
+            try PlaceIndexWriter.execute(full!, values, in: db)
+            values.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Inserts the rows added since the last full statement.
+    mutating func finish() throws {
+        guard !values.isEmpty else { return }
+        try PlaceIndexWriter.execute(try statement(rows: values.count / columns), values, in: db)
+        values.removeAll()
+    }
+
+    private func statement(rows: Int) throws -> Statement {
+        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        return try db.makeStatement(sql: "INSERT INTO \(target) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ") + " " + clause)
     }
 }
 
