@@ -86,6 +86,15 @@ public enum CategoryWords {
         "watches": ["watches"], "interior decoration": ["interior decoration"], "kitchen shop": ["kitchen"],
         "variety store": ["variety store"], "newsagent": ["newsagent"], "lottery": ["lottery"], "fabric shop": ["fabric"],
         "craft shop": ["craft"], "dive centre": ["scuba diving"], "coworking": ["coworking"], "office": ["office"],
+        // Cuisines: the importer keeps a restaurant's `cuisine` values among its keywords, so "sushi kamppi" lists the
+        // sushi bars around Kamppi as "pharmacy kamppi" lists pharmacies (read as names, the words found a chapel and
+        // Japanese towns whose transliterations hold "su shi").
+        "sushi": ["sushi"], "pizza": ["pizza"], "pizzas": ["pizza"], "pizzeria": ["pizza"], "pizzerias": ["pizza"],
+        "burger": ["burger"], "burgers": ["burger"], "hamburger": ["burger"], "hamburgers": ["burger"],
+        "kebab": ["kebab"], "kebabs": ["kebab"], "ramen": ["ramen"], "noodles": ["noodle", "ramen"], "thai": ["thai"],
+        "indian": ["indian"], "nepalese": ["nepalese"], "chinese": ["chinese"], "japanese": ["japanese", "sushi"],
+        "korean": ["korean"], "vietnamese": ["vietnamese"], "italian": ["italian"], "mexican": ["mexican"],
+        "greek": ["greek"], "turkish": ["turkish", "kebab"], "lebanese": ["lebanese"],
     ]
 
     /// Every typed phrase, with the normalised categories' own names and plurals added.
@@ -101,10 +110,12 @@ public enum CategoryWords {
         return phrases
     }()
 
-    /// The longest category phrase in `words` (folded words, see ``SearchText/words(_:)``), if any.
+    /// The longest category phrase in `words` (folded words, see ``SearchText/words(_:)``), if any; of two as long,
+    /// the last: the head of an English noun phrase comes last ("italian embassy" is an embassy, "sushi restaurant"
+    /// a restaurant).
     public static func find(in words: [String]) -> Match? {
         for length in stride(from: min(3, words.count), through: 1, by: -1) {
-            for start in 0...(words.count - length) {
+            for start in (0...(words.count - length)).reversed() {
                 let phrase = Array(words[start..<(start + length)])
                 if let keywords = phrases[phrase.joined(separator: " ")] {
                     return Match(phrase: phrase, keywords: keywords,

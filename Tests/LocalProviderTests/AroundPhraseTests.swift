@@ -68,6 +68,19 @@ import Testing
         }
     }
 
+    /// A cuisine and a place word: the restaurants serving it around the place, as a category and a place word are.
+    /// The 16 objects of the extract whose `cuisine` holds "sushi" (osmium `tags-filter`, by hand); read as names, the
+    /// words found Kampin kappeli and Japanese towns whose transliterations hold "su shi".
+    @Test(arguments: ["sushi kamppi", "sushi near kamppi"])
+    func aCuisineAroundAPlaceListsItsRestaurants(query: String) throws {
+        let sushi: Set<String> = ["151006932", "1380974071", "1380991231", "1985596846", "2018446356", "2225393048",
+                                  "2264356399", "3514710504", "4714489589", "4749101640", "5264590061", "6049453016",
+                                  "6049453046", "6139262609", "6326864346", "6328881978"]
+        let found = try Self.helsinki().search(text: query, limit: 5)
+        #expect(found.count == 5)
+        for place in found { #expect(sushi.contains(place.id.nativeID.replacing("node/", with: "")), "\(place.name)") }
+    }
+
     @Test func aNameWithAConnectorInItIsFoundAsItStands() throws {
         let index = try PlaceIndexStore.inMemory()
         try index.write { writer in

@@ -55,6 +55,14 @@ import Testing
         #expect(CategoryWords.find(in: ["bookshop"])?.keywords == ["books"])
         #expect(CategoryWords.find(in: ["jewellery"])?.keywords == ["jewelry"])
         #expect(CategoryWords.find(in: ["kiasma"]) == nil)
+        // A cuisine is a phrase too; of two phrases as long, the last is the head ("italian embassy" is an embassy).
+        let sushi = try #require(CategoryWords.find(in: ["sushi", "kamppi"]))
+        #expect(sushi.keywords == ["sushi"])
+        #expect(sushi.rest == ["kamppi"])
+        let embassy = try #require(CategoryWords.find(in: ["italian", "embassy"]))
+        #expect(embassy.keywords == ["embassy"])
+        #expect(embassy.rest == ["italian"])
+        #expect(CategoryWords.find(in: ["italian", "restaurant"])?.rest == ["italian"])
         // Every normalised category is a phrase people can type.
         for category in PlaceCategory.all where category != "city" {
             #expect(CategoryWords.isCategoryPhrase(category.replacingOccurrences(of: "_", with: " ")), "\(category)")
