@@ -5,7 +5,7 @@
 ///
 /// Whether the query means this at all is the search's to decide: a place may be called "Barrow in Furness", so a
 /// search tries the whole query as a name first (``LocalSearch``).
-struct AroundPhrase: Equatable {
+struct AroundPhrase {
     /// The words that name what is looked for ("pharmacy").
     var what: [String]
     /// Where: the words naming the place to look around ("kiasma"); empty for "near me" and "nearby", which mean
@@ -20,7 +20,7 @@ struct AroundPhrase: Equatable {
     /// Articles that come before a place's name and are not part of it ("near the station").
     static let articles: Set<String> = ["the", "a", "an"]
 
-    /// `nil` when no connecting word stands between two runs of words (or ends the query, as "nearby" may).
+    /// `nil` when no connecting word follows a run of words (one may end the query: "pharmacy nearby").
     init?(words: [String]) {
         for end in stride(from: words.count - 1, through: 1, by: -1) {
             var connectorLength = 0

@@ -139,9 +139,9 @@ struct LocalSearch {
     /// the words before the connector alone). `nil`, and the query is searched as typed, when its words together
     /// name a place ("Barrow in Furness") or when the words after the connector name none (a misspelt name with a
     /// connector in it is then still corrected). Nothing found around the place named is the answer ("sushi in
-    /// tokyo" on an index without Tokyo's POIs): read as typed, the query found "Giugliano in Campania" by its "in".
-    /// Read as typed, the connector was a name word like any other: "near" found Chicago's Near North Side before
-    /// any pharmacy, and the place named was not searched around.
+    /// tokyo" on an index without Tokyo's POIs). Read as typed, the connector was a name word like any other:
+    /// "near" found Chicago's Near North Side before any pharmacy, "in" Giugliano in Campania, and the place named
+    /// was not searched around.
     private func search(_ around: AroundPhrase) throws -> IndexSearchResult? {
         guard try ranked(every: words).isEmpty else { return nil }
         var anchor: Place?
