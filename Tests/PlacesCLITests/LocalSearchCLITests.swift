@@ -34,6 +34,12 @@ import Testing
         #expect(distances.count == 3)
         for (distance, expected) in zip(distances, [217.0, 320, 328]) { #expect(abs(distance - expected) < 1) }
         #expect(try places("search", "Barrow in Furness").first?["id"] as? String == "geonames:2656241")
+        // --radius measures from the place named: of those pharmacies only the first is within 300 m.
+        #expect(try places("search", "pharmacy near kiasma", "--radius", "300").compactMap { $0["id"] as? String }
+                == ["osm:node/1369465553"])
+        let noPlace = try cli.run("search", "pharmacy near me", "--radius", "300")
+        #expect(noPlace.status == 2)
+        #expect(noPlace.stderr.hasPrefix("places: --radius needs --near LAT,LON, or a place to search around"))
     }
 
     /// Tokyo (geonames:1850147, 35.6895,139.69171 in the bundled cities15000) is known, its POIs are not: nothing is

@@ -32,6 +32,7 @@ struct ServerParityTests {
             (["search", "kiasma", "--limit", "3"], "SEARCH kiasma LIMIT 3"),
             // Searched around the place named: distances from Kiasma on both sides, though no point was given.
             (["search", "pharmacy near kiasma", "--limit", "3"], #"SEARCH "pharmacy near kiasma" LIMIT 3"#),
+            (["search", "pharmacy near kiasma", "--radius", "300"], #"SEARCH "pharmacy near kiasma" RADIUS 300"#),
             // Two OSM nodes named Aktia 25 m apart, folded into one result on both sides.
             (["search", "aktia", "--near", "60.1687,24.9397"], "SEARCH aktia NEAR 60.1687 24.9397"),
             (["details", "geonames:658225"], "DETAILS geonames:658225"),

@@ -34,7 +34,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Rank and measure distance from this point.", valueName: "LAT,LON"), transform: Coordinate.argument)
     var near: Coordinate?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --near, only places within this many metres.", valueName: "M"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --near, or a place named after \"near\", only places within this many metres of it.", valueName: "M"),
             transform: Metres.argument)
     var radius: Double?
 
@@ -54,7 +54,9 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func validate() throws {
-        if radius != nil && near == nil { throw ValidationError("--radius needs --near LAT,LON") }
+        if radius != nil && near == nil && !AroundPhrase.namesAPlace(in: query) {
+            throw ValidationError("--radius needs --near LAT,LON, or a place to search around (\"cafe near kiasma\")")
+        }
     }
 
     func run() async throws {

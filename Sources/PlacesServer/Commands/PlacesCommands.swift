@@ -145,7 +145,9 @@ enum ServerRequests {
             default: throw arguments.unexpected(keyword)
             }
         }
-        if radius != nil && near == nil { throw CommandSyntaxError("RADIUS needs NEAR lat lon; usage: \(arguments.syntax)") }
+        if radius != nil && near == nil && !AroundPhrase.namesAPlace(in: text) {
+            throw CommandSyntaxError("RADIUS needs NEAR lat lon, or a place to search around (\"cafe near kiasma\"); usage: \(arguments.syntax)")
+        }
         return Filtered(query: SearchQuery(text: text, near: near, radius: radius, limit: limit, category: category), open: open)
     }
 

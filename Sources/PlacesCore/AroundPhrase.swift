@@ -4,13 +4,13 @@
 /// them, so "bar in the wall near kamppi" looks for "bar in the wall" around Kamppi.
 ///
 /// Whether the query means this at all is the search's to decide: a place may be called "Barrow in Furness", so a
-/// search tries the whole query as a name first (``LocalSearch``).
-struct AroundPhrase {
+/// search tries the whole query as a name first (the local index's search).
+public struct AroundPhrase: Sendable {
     /// The words that name what is looked for ("pharmacy").
-    var what: [String]
+    public var what: [String]
     /// Where: the words naming the place to look around ("kiasma"); empty for "near me" and "nearby", which mean
     /// the point the search was given.
-    var place: [String]
+    public var place: [String]
 
     /// Words that put what comes before them around what comes after ("close to" and "next to" as two words).
     static let connectors: Set<String> = ["near", "nearby", "in", "at", "around"]
@@ -21,7 +21,7 @@ struct AroundPhrase {
     static let articles: Set<String> = ["the", "a", "an"]
 
     /// `nil` when no connecting word follows a run of words (one may end the query: "pharmacy nearby").
-    init?(words: [String]) {
+    public init?(words: [String]) {
         for end in stride(from: words.count - 1, through: 1, by: -1) {
             var connectorLength = 0
             if end >= 2, Self.twoWordConnectors.contains(Array(words[(end - 1)...end])) {
@@ -41,5 +41,13 @@ struct AroundPhrase {
             return
         }
         return nil
+    }
+}
+
+extension AroundPhrase {
+    /// Whether `text` names a place to search around after its connector ("cafe near kiasma", not "cafe near me"):
+    /// a point for `--radius` and `RADIUS` when no `--near` or `NEAR` is given.
+    public static func namesAPlace(in text: String) -> Bool {
+        AroundPhrase(words: SearchText.words(text)).map { !$0.place.isEmpty } ?? false
     }
 }
