@@ -128,7 +128,7 @@ public final class PlaceIndexWriter {
         try Int.fetchOne(db, sql: "SELECT length(data) FROM place_rtree_node WHERE nodeno = 1") ?? 0
     }
 
-    /// Replaces the R*Tree's content with `tree`, row by row in its three shadow tables.
+    /// Replaces the R*Tree's content with `tree`, written straight into its three shadow tables.
     private func writeRTree(_ tree: PackedRTree) throws {
         for table in ["place_rtree_node", "place_rtree_rowid", "place_rtree_parent"] { try db.execute(sql: "DELETE FROM \(table)") }
         var node = MultiRowInsert(db: db, into: "place_rtree_node (nodeno, data)")

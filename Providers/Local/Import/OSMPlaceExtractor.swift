@@ -7,7 +7,6 @@ import PlacesCore
 /// ``LocationStore``s (on disk for a large file) so ways (centroid of their nodes) and then relations (centroid
 /// of their resolvable members) can be placed: what the extractor holds does not grow with the extract.
 struct OSMPlaceExtractor {
-    static let poiKeys = poiReadKeys.map(\.tag)
     private static let poiReadKeys: [ReadTags.Key] = [.amenity, .shop, .tourism, .leisure, .office, .craft, .historic, .railway]
     /// Keys whose every value is a place to go, except these, where only the listed values are: a named
     /// `railway` is most often a track or a level crossing, but a station is where people are headed.
@@ -43,7 +42,7 @@ struct OSMPlaceExtractor {
     private var wayCentroids: LocationStore
     private var relationCentroids: LocationStore
     /// How often each `addr:country` appears: the file's own guess at its region for phone numbers.
-    private(set) var countryVotes: [String: Int] = [:]
+    private var countryVotes: [String: Int] = [:]
 
     /// The country the file's addresses name most (``countryVotes``), for phone numbers that name none; `nil` when
     /// no address names one, or when two countries lead equally. No guess then (such numbers stay as written)
@@ -114,7 +113,7 @@ struct OSMPlaceExtractor {
         static let addressOrCountry: UInt8 = 4
     }
 
-    private static let poiKeySet = Set(poiKeys)
+    private static let poiKeySet = Set(poiReadKeys.map(\.tag))
 
     /// The keys ``readsTag(_:)`` keeps besides every `addr:` and `name:` key: those ``tagged(_:)`` reads.
     private static let readKeys = Set(ReadTags.Key.allCases.map(\.tag)).union(alternateNameKeys)
