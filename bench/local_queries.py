@@ -5,7 +5,7 @@ code under test: OSM tags read with pyosmium (`pip install osmium`), GeoNames ro
     python3 bench/local_queries.py > bench/local-queries.jsonl
     swift run -c release places-bench local-queries bench/local-queries.jsonl
 
-Eight kinds, each line {"kind", "query", "near" (or null), "expected": [ids]} — a query counts as found in
+Ten kinds, each line {"kind", "query", "near" (or null), "expected": [ids]} — a query counts as found in
 top k when any expected id is among the first k results:
 
   poi_exact    a POI's exact name (names unique in the extract), no --near
@@ -16,6 +16,11 @@ top k when any expected id is among the first k results:
   punctuation  a name typed without its punctuation and spaces ("rkioski", "mcdonalds")
   category     an English category word near a random point; expected: the nearest real member
   city         a big city by another of its names ("Tukholma", "Milano"); expected: the biggest city so named
+  street       a street's name, or its Swedish name; expected: every named `highway` way so called
+  area         a part of the city or a square by name ("Kamppi", "Narinkkatori"), or its Swedish name: `place`
+               suburb/quarter/neighbourhood/square/locality objects and district boundaries (admin_level 9+)
+
+The last two were added later with an RNG of their own, so the first eight kinds' queries stay as they were.
 
 Seeded, so the file is reproducible. Nothing here is taken from public geocoding query sets.
 """
@@ -69,11 +74,12 @@ def distance(a, b):
 
 
 class Reader(osmium.SimpleHandler):
-    """Every tagged node and way (with its centroid); relations are left out of the expectations."""
+    """Every tagged node and way (with its centroid); relations (without a position) only for the area queries."""
 
     def __init__(self):
         super().__init__()
         self.objects = []
+        self.relations = []
 
     def add(self, kind, oid, tags, location):
         if location is None:
@@ -93,6 +99,10 @@ class Reader(osmium.SimpleHandler):
         if refs:
             at = (sum(r[0] for r in refs) / len(refs), sum(r[1] for r in refs) / len(refs))
             self.add("way", w.id, {t.k: t.v for t in w.tags}, at)
+
+    def relation(self, r):
+        if len(r.tags):
+            self.relations.append({"id": f"osm:relation/{r.id}", "tags": {t.k: t.v for t in r.tags}})
 
 
 def main():
@@ -203,6 +213,38 @@ def main():
             picked += 1
         if picked >= 30:
             break
+
+    # Streets and areas: what a geocoder finds by name besides POIs. Not a road: a named bus stop or platform.
+    named_rng = random.Random(18)
+    streets = {}
+    for o in objects:
+        tags = o["tags"]
+        if o["id"].startswith("osm:way/") and tags.get("highway") not in (None, "bus_stop", "platform") and tags.get("name", "").strip():
+            streets.setdefault(" ".join(words(tags["name"])), []).append(o)
+    for key in named_rng.sample(sorted(streets), 25):
+        ways = streets[key]
+        swedish = sorted({w["tags"]["name:sv"] for w in ways if w["tags"].get("name:sv", "").strip()
+                          and words(w["tags"]["name:sv"]) != words(w["tags"]["name"])})
+        query = swedish[0] if swedish and named_rng.random() < 0.3 else ways[0]["tags"]["name"]
+        add("street", query, [w["id"] for w in ways])
+
+    def is_area(tags):
+        if tags.get("place") in ("suburb", "quarter", "neighbourhood", "square", "locality"):
+            return True
+        level = tags.get("admin_level", "")
+        return tags.get("boundary") == "administrative" and level.isdigit() and int(level) >= 9
+
+    areas = {}
+    for o in objects + reader.relations:
+        if is_area(o["tags"]) and o["tags"].get("name", "").strip():
+            areas.setdefault(" ".join(words(o["tags"]["name"])), []).append(o)
+    for key in sorted(areas):
+        members = areas[key]
+        swedish = sorted({m["tags"]["name:sv"] for m in members if m["tags"].get("name:sv", "").strip()
+                          and words(m["tags"]["name:sv"]) != words(m["tags"]["name"])})
+        add("area", members[0]["tags"]["name"], [m["id"] for m in members])
+        if swedish:
+            add("area", swedish[0], [m["id"] for m in members])
 
     for q in queries:
         print(json.dumps(q, ensure_ascii=False))

@@ -89,7 +89,7 @@ extension PlaceIndexStore {
         try database.read { db in
             let statement = try db.cachedStatement(sql: """
                 SELECT p.rowid, p.lat, p.lon FROM place_rtree r CROSS JOIN place p ON p.rowid = r.id
-                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.kind != 'city'
+                WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lon >= ? AND r.min_lon <= ? AND p.kind IN ('poi', 'address')
                 """)
             let nearest = try GeoMath.boundingBoxes(around: coordinate, radius: radius)
                 .flatMap { box in

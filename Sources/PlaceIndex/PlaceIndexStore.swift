@@ -100,15 +100,16 @@ public final class PlaceIndexStore: Sendable {
         }
     }
 
-    /// How much the index holds: searchable places (POIs and cities), GeoNames cities, and address points.
+    /// How much the index holds: POIs and cities, GeoNames cities, streets and areas, and address points.
     public func counts() throws -> PlaceIndexCounts {
         try database.read { db in
             let row = try Row.fetchOne(db, sql: """
-                SELECT (SELECT count(*) FROM place WHERE kind != 'address'),
+                SELECT (SELECT count(*) FROM place WHERE kind IN ('poi', 'city')),
                        (SELECT count(*) FROM city),
+                       (SELECT count(*) FROM place WHERE kind IN ('street', 'area')),
                        (SELECT count(*) FROM place WHERE kind = 'address')
                 """)!
-            return PlaceIndexCounts(places: row[0], cities: row[1], addressPoints: row[2])
+            return PlaceIndexCounts(places: row[0], cities: row[1], streetsAndAreas: row[2], addressPoints: row[3])
         }
     }
 
@@ -376,13 +377,16 @@ public final class PlaceIndexStore: Sendable {
     /// How places are read into the index. A file imported with an older format lacks what later versions
     /// index (alternate names, addresses), so bundled files recorded with an older format are re-imported.
     /// 3: railway stations are places; GeoNames cities no longer carry a "city" keyword.
-    public static let format = 3
+    /// 4: named streets and parts of a city (`place=suburb`, squares, district boundaries) are places.
+    public static let format = 4
 }
 
 public struct PlaceIndexCounts: Hashable, Sendable {
-    /// Searchable places: OSM POIs plus GeoNames cities.
+    /// OSM POIs plus GeoNames cities.
     public var places: Int
     public var cities: Int
+    /// Named OSM streets and parts of a city (``IndexedPlaceKind/street``, ``IndexedPlaceKind/area``): searchable too.
+    public var streetsAndAreas: Int
     /// Addressed OSM objects without a POI tag, found by reverse geocoding and address search.
     public var addressPoints: Int
 }
@@ -447,10 +451,11 @@ public struct SourceFingerprint: Hashable, Sendable {
     }
 }
 
-/// What role a row plays: a named POI, an address point (an addressed object without a POI tag: found by
-/// reverse geocoding and by address search), or a GeoNames city.
+/// What role a row plays: a named POI, a named street or part of a city (found by search, not listed as what is
+/// nearby), an address point (an addressed object without a POI tag: found by reverse geocoding and by address
+/// search), or a GeoNames city.
 public enum IndexedPlaceKind: String, Sendable {
-    case poi, address, city
+    case poi, street, area, address, city
 }
 
 /// A GeoNames populated place as reverse geocoding needs it.

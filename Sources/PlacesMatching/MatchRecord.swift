@@ -267,10 +267,14 @@ enum CategoryFamily: UInt8, Sendable {
         }
     }
 
-    /// Labels for cities, regions and countries: GeoNames rows, OSM `place=*`, Google's and Nominatim's types.
+    /// Labels for cities, regions and countries, and for the parts of a city and streets a local index holds:
+    /// GeoNames rows, OSM `place=*`, `boundary=*` and `highway=*`, Google's and Nominatim's types. None of them is
+    /// a venue a listing describes.
     static func isArea(_ label: String) -> Bool {
         let folded = label.lowercased()
-        if folded.hasPrefix("place=") || folded.hasPrefix("geonames=") || folded.hasPrefix("boundary=") { return true }
+        if folded.hasPrefix("place=") || folded.hasPrefix("geonames=") || folded.hasPrefix("boundary=") || folded.hasPrefix("highway=") {
+            return true
+        }
         return areaLabels.contains(folded)
     }
 
@@ -278,6 +282,8 @@ enum CategoryFamily: UInt8, Sendable {
         "city", "town", "village", "hamlet", "municipality", "county", "state", "province", "region", "country",
         "locality", "political", "administrative", "administrative_area_level_1", "administrative_area_level_2",
         "sublocality", "neighborhood", "neighbourhood", "suburb", "postal_code",
+        // A local index's labels for streets and parts of a city (OSMPlaceExtractor).
+        "street", "square", "quarter", "borough", "district", "island", "islet",
     ]
 
     private static let byCategory: [String: CategoryFamily] = [

@@ -18,9 +18,15 @@ import Testing
         // railway stations (Helsinki, Rautatientori, Helsingin yliopisto), counted with pyosmium.
         #expect(summary.placesIndexed == 1_467)
         #expect(summary.addressPointsIndexed > 0)
-        #expect(summary.line.hasPrefix("imported helsinki.osm.pbf: 30,010 objects (24,260 nodes, 5,130 ways, 620 relations) → 1,467 places"))
+        #expect(summary.line.hasPrefix("imported helsinki.osm.pbf: 30,010 objects (24,260 nodes, 5,130 ways, 620 relations) → 1,467 places, "
+                                       + "\(summary.streetsAndAreasIndexed) streets and areas, and \(summary.addressPointsIndexed) address points"))
         let counts = try index.counts()
         #expect(counts.places == 1_467)
+        // Counted with pyosmium: the extract's road ways without a POI or `place` tag carry 95 distinct names, and 27
+        // names belong to parts of the city, squares and district boundaries, one of them (Kauppatori, r2919185) a
+        // tourist attraction and so a POI. The extract is small enough that each name is one place.
+        #expect(summary.streetsAndAreasIndexed == 95 + 26)
+        #expect(counts.streetsAndAreas == summary.streetsAndAreasIndexed)
         #expect(counts.addressPoints == summary.addressPointsIndexed)
         #expect(try !index.isEmpty)
     }

@@ -68,6 +68,67 @@ import Testing
         #expect(extractor(consuming: ["EE", "SE", "FI", "SE", "FI", "FI"]).fileCountry == "FI")
     }
 
+    /// A street is mapped as many ways; it is one place per name within reach, placed on itself. Pohjoisesplanadi is 7
+    /// ways in the extract (osmium: w24336395, w24336544, w24336602, w30528412, w75507121, w75507125, w211460772), all
+    /// within a kilometre; the first, w24336395 (`highway=primary`, `name:sv=Norra Esplanaden`), has 7 nodes, and its
+    /// middle one, n264005640, is at 60.1677926, 24.9526419 (`osmium getid`).
+    @Test func aStreetOfManyWaysIsOnePlaceOnItself() throws {
+        let candidates = try Self.candidates()
+        let streets = candidates.filter { $0.kind == .street && $0.place.name == "Pohjoisesplanadi" }
+        #expect(streets.map(\.place.id.description) == ["osm:way/24336395"])
+        let street = try #require(streets.first)
+        #expect(abs(street.place.coordinate.latitude - 60.1677926) < 1e-7 && abs(street.place.coordinate.longitude - 24.9526419) < 1e-7)
+        #expect(street.place.categories == ["street", "highway=primary"])
+        #expect(street.alternateNames.contains("Norra Esplanaden"))
+        // A named bus stop (n175881540, "Postitalo", `highway=bus_stop`) is not a street.
+        #expect(!candidates.contains { $0.place.id.description == "osm:node/175881540" })
+    }
+
+    /// Parts of the city by name (osmium): Kluuvi is a `place=suburb` node (n1376356019) and a district boundary of
+    /// the same name (r184713, admin_level 10): one place, the node. Kamppi is a boundary only (r184714, admin_level
+    /// 10, `name:sv=Kampen`). Narinkkatori (w4369051) is a `place=square` that is also a pedestrian way: a square.
+    /// Helsinki's `place=city` node (n1372477580) is left to GeoNames.
+    @Test func partsOfTheCityAreOnePlaceEach() throws {
+        let areas = try Self.candidates().filter { $0.kind == .area }
+        let ids = Set(areas.map(\.place.id.description))
+        #expect(ids.contains("osm:node/1376356019"))
+        #expect(!ids.contains("osm:relation/184713"))
+        let kamppi = try #require(areas.first { $0.place.id.description == "osm:relation/184714" })
+        #expect(kamppi.place.name == "Kamppi")
+        #expect(kamppi.place.categories == ["neighbourhood", "boundary=administrative"])
+        #expect(kamppi.alternateNames.contains("Kampen"))
+        #expect(areas.first { $0.place.id.description == "osm:way/4369051" }?.place.categories == ["square", "place=square"])
+        #expect(!ids.contains("osm:node/1372477580"))
+    }
+
+    /// Two streets of one name are two places when they lie farther apart than a street's reach (1.5 km), and
+    /// one when closer: 0.009° of latitude is ~1 km, 0.018° ~2 km.
+    @Test func streetsOfOneNameFarApartAreTwoPlaces() {
+        var extractor = OSMPlaceExtractor()
+        let latitudes = [60.170, 60.171, 60.179, 60.180, 60.188, 60.189]
+        extractor.record(OSMNodePositions(ids: ArraySlice(1...6), latitudes: ArraySlice(latitudes),
+                                          longitudes: ArraySlice(repeating: 24.94, count: 6)))
+        let placed = [(10, [1, 2]), (11, [3, 4]), (12, [5, 6])].compactMap { id, nodes -> String? in
+            let way = OSMElement.way(OSMWay(id: Int64(id), nodeRefs: nodes.map(Int64.init),
+                                            tags: ["highway": "residential", "name": "Kalevankatu"]))
+            return extractor.consume(way, tagged: OSMPlaceExtractor.tagged(way))?.place.id.description
+        }
+        // Way 11 lies ~1 km from way 10; way 12 ~2 km from way 10 (and ~1 km from 11, which made no place).
+        #expect(placed == ["osm:way/10", "osm:way/12"])
+    }
+
+    /// Every candidate an import makes of the bundled extract, read as ``LocalImporter`` reads it.
+    private static func candidates() throws -> [OSMPlaceExtractor.Candidate] {
+        let reader = try OSMPBFReader(url: TestData.helsinkiPBF)
+        var extractor = OSMPlaceExtractor(fileSize: reader.fileSize)
+        var found: [OSMPlaceExtractor.Candidate] = []
+        try reader.forEachElement(selectingTags: OSMPlaceExtractor.tagSelection, nodePositions: { extractor.record($0) },
+                                  preparing: OSMPlaceExtractor.tagged) { element, tagged in
+            if let candidate = extractor.consume(element, tagged: tagged) { found.append(candidate) }
+        }
+        return found
+    }
+
     private struct Summary: Equatable {
         var place: Place?
         var kind: OSMPlaceExtractor.IndexedKind?

@@ -85,6 +85,34 @@ import Testing
         #expect(reverse["city_id"] as? String == "geonames:2204582")
     }
 
+    /// Streets and parts of the city by name, as a geocoder finds them; ids read with osmium. Mannerheimintie is 50
+    /// ways, and the street comes before the POIs whose address is on it. Kamppi is a district boundary (r184714),
+    /// and "restaurants in kamppi" is searched around it, not around Kampin kappeli. Neither is listed as what is
+    /// nearby, nor as the nearest place to a point.
+    @Test func streetsAndPartsOfTheCityAreFoundByName() throws {
+        let street = try #require(try places("search", "Mannerheimintie").first)
+        #expect(Self.mannerheimintieWays.contains(street["id"] as? String ?? ""))
+        #expect((street["categories"] as? [String])?.first == "street")
+        #expect(try places("search", "Kamppi").first?["id"] as? String == "osm:relation/184714")
+        #expect(try cli.run("search", "restaurants in kamppi").stderr.hasPrefix("places: around Kamppi ("))
+        let point = "\(street["lat"] as? Double ?? 0),\(street["lon"] as? Double ?? 0)"
+        let nearby = try places("nearby", "--at", point, "--radius", "300", "--limit", "50")
+        #expect(nearby.count == 50)
+        let notVenues: Set = ["street", "suburb", "neighbourhood", "square", "district"]
+        #expect(nearby.allSatisfy { !notVenues.contains(($0["categories"] as? [String])?.first ?? "") })
+        let reverse = try #require(try cli.run("reverse", point, "--json").json() as? [String: Any])
+        let nearest = try #require(reverse["nearest"] as? [String: Any])
+        #expect(!notVenues.contains((nearest["categories"] as? [String])?.first ?? ""))
+    }
+
+    static let mannerheimintieWays = Set([
+        22906934, 22906936, 24449353, 24449389, 25522290, 25522292, 28408148, 28775991, 28903193, 30259989, 30260455,
+        30471500, 30471501, 30528384, 30529424, 33971192, 37137191, 38156742, 38156743, 45150439, 45150440, 45314201,
+        45314202, 76353848, 76354123, 76354126, 76354127, 76354128, 76354131, 77615981, 77615982, 81796301, 81796302,
+        81796303, 144214759, 158253280, 187794586, 187794587, 187794592, 187794594, 187794598, 187794600, 217189183,
+        217189184, 217189185, 217189186, 258783043, 321796210, 357273767, 638833803,
+    ].map { "osm:way/\($0)" })
+
     @Test(arguments: ["rkioski", "R kioski", "R-kioski"])
     func punctuationAndSpacingDoNotMatter(query: String) throws {
         let first = try #require(try places("search", query, "--near", Self.centre).first)

@@ -115,6 +115,17 @@ import Testing
         #expect(verdict(MatchRecord(id: "q", name: "Lyon"), lyon) == .review)
     }
 
+    /// A local index's streets and parts of a city are places, not venues: a restaurant named for the street it is on
+    /// ("Simonkatu", a restaurant on Simonkatu in the bundled extract) is not the street, however close.
+    @Test(arguments: [["street", "highway=residential"], ["neighbourhood", "boundary=administrative"], ["square", "place=square"]])
+    func aStreetOrAPartOfTheCityNeverMatchesAQueryForAVenue(categories: [String]) {
+        let street = MatchRecord(place: Place(id: PlaceID(provider: "osm", nativeID: "way/1"), name: "Simonkatu",
+                                              coordinate: ateneumPoint, categories: categories))
+        let restaurant = MatchRecord(id: "q", name: "Simonkatu", phone: "+358 9 123 4567", coordinate: moved(ateneumPoint, 20),
+                                     category: "restaurant")
+        #expect(verdict(restaurant, street) == .nonMatch)
+    }
+
     @Test func anotherCountryIsANonMatch() {
         let boston = MatchRecord(id: "q", name: "Cafe Central", phone: "617-555-0123")
         let vienna = MatchRecord(id: "v", name: "Café Central", address: "Herrengasse 14", city: "Wien",

@@ -28,6 +28,8 @@ public struct ImportSummary: Sendable, Hashable {
     public var rowsRead = 0
     /// Searchable places written: OSM POIs, or GeoNames cities (which are searchable too).
     public var placesIndexed = 0
+    /// Named streets and parts of a city (one per name within a street's reach, however many ways map it).
+    public var streetsAndAreasIndexed = 0
     /// Addressed OSM objects without a POI tag, kept for reverse geocoding.
     public var addressPointsIndexed = 0
     public var citiesIndexed = 0
@@ -44,8 +46,8 @@ public struct ImportSummary: Sendable, Hashable {
         switch kind {
         case .osmPBF:
             return "imported \(file): \(grouped(objectsRead)) objects (\(grouped(nodesRead)) nodes, \(grouped(waysRead)) ways, "
-                + "\(grouped(relationsRead)) relations) → \(grouped(placesIndexed)) places and "
-                + "\(grouped(addressPointsIndexed)) address points in \(time)"
+                + "\(grouped(relationsRead)) relations) → \(grouped(placesIndexed)) places, "
+                + "\(grouped(streetsAndAreasIndexed)) streets and areas, and \(grouped(addressPointsIndexed)) address points in \(time)"
         case .geoNames:
             return "imported \(file): \(grouped(rowsRead)) GeoNames rows → \(grouped(citiesIndexed)) cities in \(time)"
         }
@@ -162,8 +164,8 @@ public struct LocalImporter: Sendable {
             // numbers are written as found and replaced once the import has its rows.
             var inserts = PipelinedInsert<OSMPlaceExtractor.Candidate, PreparedPlace> { candidate in
                 switch candidate.kind {
-                case .poi:
-                    PreparedPlace(candidate.place, kind: .poi, source: fileName, keywords: candidate.keywords,
+                case .poi, .street, .area:
+                    PreparedPlace(candidate.place, kind: candidate.kind.indexed, source: fileName, keywords: candidate.keywords,
                                   alternateNames: candidate.alternateNames, importance: candidate.importance)
                 case .address:
                     PreparedPlace(candidate.place, kind: .address, source: fileName)
@@ -187,6 +189,7 @@ public struct LocalImporter: Sendable {
                     }
                     switch candidate.kind {
                     case .poi: summary.placesIndexed += 1
+                    case .street, .area: summary.streetsAndAreasIndexed += 1
                     case .address: summary.addressPointsIndexed += 1
                     }
                     try inserts.add(candidate) { try writer.insert($0) }
@@ -394,5 +397,17 @@ struct PipelinedInsert<Item: Sendable, Prepared: Sendable> {
         inFlight = waiting.isEmpty ? nil : ParallelBatch.start(waiting, prepare)
         waiting.removeAll(keepingCapacity: true)
         if let previous { try handOver(previous.wait()) }
+    }
+}
+
+extension OSMPlaceExtractor.IndexedKind {
+    /// The row's kind in the index.
+    var indexed: IndexedPlaceKind {
+        switch self {
+        case .poi: .poi
+        case .street: .street
+        case .area: .area
+        case .address: .address
+        }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import PlacesCore
 
-/// Turns OSM objects into places: POIs (named, with a POI tag) and address points.
+/// Turns OSM objects into places: POIs (named, with a POI tag), streets and named parts of a city (what a geocoder
+/// finds by name besides POIs: "Mannerheimintie", "Kamppi", "Narinkkatori"), and address points.
 ///
 /// Reading is one pass in file order. Node positions and the centroids of ways and relations are kept in
 /// ``LocationStore``s (on disk for a large file) so ways (centroid of their nodes) and then relations (centroid
@@ -36,13 +37,38 @@ struct OSMPlaceExtractor {
         "station",
     ]
 
-    enum IndexedKind { case poi, address }
+    /// `street`: a named road, one place per name within ``sameFeatureReach`` however many ways map it. `area`: a
+    /// named part of a city (``namedAreaPlaceValues``, or a district's administrative boundary) or a square.
+    enum IndexedKind { case poi, street, area, address }
+
+    /// `place=*` values below a town that people look for by name: parts of a city, squares, islands. Towns and
+    /// cities come from GeoNames, whose populations rank them; an OSM `place=city` would only repeat them.
+    static let namedAreaPlaceValues: Set<String> = ["suburb", "quarter", "neighbourhood", "borough", "square", "locality", "island", "islet"]
+
+    /// `highway=*` values of the ways people name as streets, paths included. A named bus stop, crossing or platform
+    /// is not a street (and is mostly a node).
+    static let streetHighwayValues: Set<String> = [
+        "motorway", "trunk", "primary", "secondary", "tertiary", "unclassified", "residential", "living_street",
+        "pedestrian", "service", "road", "footway", "path", "cycleway", "track", "steps", "bridleway",
+    ]
+
+    /// The lowest `admin_level` of a boundary relation indexed as a part of a city: 9 and 10 are districts and
+    /// neighbourhoods in most countries' schemes (Kamppi is 10); 8 and lower are municipalities, regions and
+    /// countries, which GeoNames covers.
+    static let lowestDistrictAdminLevel = 9
+
+    /// How far apart two streets (or two areas) of one name must be to be two places: the ways of one street, and
+    /// a part of a city mapped both as a `place` node and as a boundary (whose centre is the mean of its ways),
+    /// lie within it.
+    static let sameFeatureReach = 1_500.0
 
     private var nodes: LocationStore
     private var wayCentroids: LocationStore
     private var relationCentroids: LocationStore
     /// How often each `addr:country` appears: the file's own guess at its region for phone numbers.
     private var countryVotes: [String: Int] = [:]
+    /// Where each street and area already made a place lies, by kind and folded name (``sameFeatureReach``).
+    private var placedFeatures: [String: [Coordinate]] = [:]
 
     /// The country the file's addresses name most (``countryVotes``), for phone numbers that name none; `nil` when
     /// no address names one, or when two countries lead equally. No guess then (such numbers stay as written)
@@ -91,26 +117,33 @@ struct OSMPlaceExtractor {
     }
 
     /// What an import keeps of an extract's tags: the tags ``readsTag(_:)`` keeps, and only on objects whose keys
-    /// can make something of them in ``tagged(_:)``: a POI key and a name, a house number, or a country (a vote).
-    /// Most tagged objects (buildings, roads) have neither, and arrive without tags (so `tagged` is not asked),
+    /// can make something of them in ``tagged(_:)``: a POI key and a name, a `place`, `highway` or `boundary` key
+    /// and a name, a house number, or a country (a vote). Most tagged objects (buildings, unnamed roads) have none
+    /// of these, and arrive without tags (so `tagged` is not asked),
     /// their values never turned into strings.
     static let tagSelection = OSMTagSelection(
         mark: { key in
             guard readsTag(key) else { return nil }
             if poiKeySet.contains(key) { return TagMark.poiKey }
             switch key {
+            case "place", "highway", "boundary": return TagMark.featureKey
             case "name": return TagMark.name
             case "addr:housenumber", "addr:country": return TagMark.addressOrCountry
             default: return 0
             }
         },
-        keepsObject: { marks in marks & TagMark.addressOrCountry != 0 || marks & (TagMark.poiKey | TagMark.name) == TagMark.poiKey | TagMark.name })
+        keepsObject: { marks in
+            marks & TagMark.addressOrCountry != 0 || marks & (TagMark.poiKey | TagMark.name) == TagMark.poiKey | TagMark.name
+                || marks & (TagMark.featureKey | TagMark.name) == TagMark.featureKey | TagMark.name
+        })
 
     /// The bits ``tagSelection`` marks keys with.
     private enum TagMark {
         static let poiKey: UInt8 = 1
         static let name: UInt8 = 2
         static let addressOrCountry: UInt8 = 4
+        /// `place`, `highway` or `boundary`: with a name, maybe a street or an area.
+        static let featureKey: UInt8 = 8
     }
 
     private static let poiKeySet = Set(poiReadKeys.map(\.tag))
@@ -137,7 +170,8 @@ struct OSMPlaceExtractor {
         case .way(let way):
             guard let centroid = wayCentroid(way) else { return nil }
             wayCentroids.append(id: way.id, latitude: centroid.latitude, longitude: centroid.longitude)
-            position = centroid
+            // A street is placed on itself: the centroid of a bent road can lie in a block beside it.
+            position = tagged?.candidate?.kind == .street ? middleNode(of: way) ?? centroid : centroid
         case .relation(let relation):
             var sumLat = 0.0, sumLon = 0.0, count = 0.0
             for member in relation.members {
@@ -157,7 +191,32 @@ struct OSMPlaceExtractor {
         if let country = tagged.country { countryVotes[country, default: 0] += 1 }
         guard var candidate = tagged.candidate else { return nil }
         candidate.place.coordinate = position
+        if candidate.kind == .street || candidate.kind == .area {
+            guard isFirstOfItsName(candidate, at: position) else { return nil }
+        }
         return candidate
+    }
+
+    /// Whether no street (or area) of this name was placed within ``sameFeatureReach`` of `position` yet; if none
+    /// was, it is recorded. The first way of a street in the file stands for it; a `place` node, which comes before
+    /// ways and relations, stands for the boundary of the same name around it.
+    private mutating func isFirstOfItsName(_ candidate: Candidate, at position: Coordinate) -> Bool {
+        let key = (candidate.kind == .street ? "street " : "area ") + SearchText.words(candidate.place.name).joined(separator: " ")
+        if let placed = placedFeatures[key], placed.contains(where: { GeoMath.distance($0, position) <= Self.sameFeatureReach }) {
+            return false
+        }
+        placedFeatures[key, default: []].append(position)
+        return true
+    }
+
+    /// The position of the way's middle node (or the nearest resolvable one after it).
+    private mutating func middleNode(of way: OSMWay) -> Coordinate? {
+        let refs = way.nodeRefs
+        guard !refs.isEmpty else { return nil }
+        for ref in refs[(refs.count / 2)...] + refs[..<(refs.count / 2)] {
+            if let location = nodes.location(of: ref) { return location }
+        }
+        return nil
     }
 
     /// The mean of the way's resolvable nodes (a closed ring's repeated first node counted once).
@@ -182,7 +241,8 @@ struct OSMPlaceExtractor {
         }
         // Most tagged objects (buildings, roads, barriers) are neither a named POI nor an address point:
         // they only vote for the file's country, without building an address.
-        guard (!poiTags.isEmpty && read[.name] != nil) || read[.houseNumber] != nil else {
+        let feature = Self.feature(type: type, read)
+        guard (!poiTags.isEmpty && read[.name] != nil) || feature != nil || read[.houseNumber] != nil else {
             guard let country = read[.country]?.trimmedOfSpaces, !country.isEmpty else { return nil }
             return Tagged(candidate: nil, country: country.uppercased())
         }
@@ -207,6 +267,15 @@ struct OSMPlaceExtractor {
                                                importance: Self.importance(read, poiTags: poiTags)),
                           country: address?.countryCode)
         }
+        if let feature, let name = read[.name]?.trimmedOfSpaces, !name.isEmpty {
+            let place = Place(id: placeID, name: name, coordinate: unplaced, address: address,
+                              formattedAddress: address?.formatted, categories: [feature.label, feature.tag], category: nil,
+                              attribution: Self.attribution)
+            return Tagged(candidate: Candidate(place: place, kind: feature.kind, keywords: [feature.label], rawPhone: nil,
+                                               alternateNames: Self.alternateNames(read.alternateNameTags, name: name),
+                                               importance: feature.importance),
+                          country: address?.countryCode)
+        }
         if let address, address.houseNumber != nil, address.street != nil {
             let label = [address.street, address.houseNumber].compactMap { $0 }.joined(separator: " ")
             let place = Place(id: placeID, name: label, coordinate: unplaced, address: address,
@@ -214,6 +283,27 @@ struct OSMPlaceExtractor {
             return Tagged(candidate: Candidate(place: place, kind: .address, keywords: [], rawPhone: nil), country: address.countryCode)
         }
         return Tagged(candidate: nil, country: address?.countryCode)
+    }
+
+    /// What a named object that is not a POI stands for when it is a street or an area: its kind; a label (the
+    /// category shown, and the word indexed for its kind: "street" for every road, which is what a user calls
+    /// them, where the first way of a shopping street may be tagged `service`), then the tag it came from; and its
+    /// importance. That is above a POI's 0.1 (a street's name is what its POIs' addresses hold, and the street
+    /// comes before them); a part of a city ranks with a linked landmark, as Nominatim ranks suburbs above
+    /// streets and streets above POIs.
+    private static func feature(type: OSMElementType, _ read: ReadTags) -> (kind: IndexedKind, label: String, tag: String, importance: Double)? {
+        guard read[.name] != nil else { return nil }
+        if let value = read[.placeType], namedAreaPlaceValues.contains(value) {
+            return (.area, value, "place=\(value)", value == "square" || value == "islet" ? 0.3 : 0.35)
+        }
+        if type == .way, let value = read[.highway], streetHighwayValues.contains(value) {
+            return (.street, "street", "highway=\(value)", 0.2)
+        }
+        if type == .relation, read[.boundary] == "administrative",
+           let level = read[.adminLevel].flatMap({ Int($0.trimmedOfSpaces) }), level >= lowestDistrictAdminLevel {
+            return (.area, level == lowestDistrictAdminLevel ? "district" : "neighbourhood", "boundary=administrative", 0.35)
+        }
+        return nil
     }
 
     /// The values of the tags ``tagged(type:id:tags:)`` reads, found in one pass over an object's tags: one hash of
@@ -225,6 +315,7 @@ struct OSMPlaceExtractor {
             case amenity, shop, tourism, leisure, office, craft, historic, railway
             case name, cuisine, phone, contactPhone, contactMobile, website, contactWebsite, url, brand, openingHours
             case wikidata, wikipedia, building
+            case placeType, highway, boundary, adminLevel
             case houseNumber, street, place, unit, flats, postcode, city, suburb, district, state, province, country
 
             var tag: String {
@@ -250,6 +341,10 @@ struct OSMPlaceExtractor {
                 case .wikidata: "wikidata"
                 case .wikipedia: "wikipedia"
                 case .building: "building"
+                case .placeType: "place"
+                case .highway: "highway"
+                case .boundary: "boundary"
+                case .adminLevel: "admin_level"
                 case .houseNumber: "addr:housenumber"
                 case .street: "addr:street"
                 case .place: "addr:place"
