@@ -139,9 +139,10 @@ public struct PlaceMatcher: Sendable {
     /// Like ``compare(_:_:)-(MatchRecord,MatchRecord)`` for each, with what a set of candidates tells
     /// about a question that a single pair cannot:
     ///
-    /// - A candidate whose core name equals the query's and that no other candidate shares (no namesake,
-    ///   so no other branch to confuse it with) may be up to ``MatchThresholds/uniqueNameDistance`` from
-    ///   the query's point instead of ``MatchThresholds/chainDistance``. Chains keep the short distance,
+    /// - A candidate whose core name equals the query's and that no other candidate of its kind shares (no
+    ///   namesake, so no other branch to confuse it with; a street is not a venue's namesake) may be up to
+    ///   ``MatchThresholds/uniqueNameDistance`` from the query's point instead of
+    ///   ``MatchThresholds/chainDistance``. Chains keep the short distance,
     ///   or need an equal phone or address.
     /// - A locality typed after the name ("Kiasma Helsinki") is the question's city when it is the
     ///   candidate's city (or the query's own `city`), not part of the name; see
@@ -173,7 +174,14 @@ public struct PlaceMatcher: Sendable {
         let typed = evidence.contains { $0.name >= 0.9 }
         for i in prepared.indices {
             let q = questions[i]
-            let namesake = { prepared.indices.contains(where: { $0 != i && self.nameScore(prepared[i], prepared[$0]) >= 0.9 }) }
+            // A street or a part of a city named like a venue ("Simonkatu", the street and the restaurant on it) is not
+            // another branch of it; which of the two the question means is settled below, where two that fit
+            // equally make it ambiguous.
+            let namesake = {
+                prepared.indices.contains(where: {
+                    $0 != i && prepared[$0].isArea == prepared[i].isArea && self.nameScore(prepared[i], prepared[$0]) >= 0.9
+                })
+            }
             if evidence[i].limit == .chainBranch || evidence[i].limit == .tooFar, evidence[i].name >= 1,
                let d = evidence[i].distance, d <= thresholds.uniqueNameDistance, !namesake() {
                 evidence[i] = evaluate(q, prepared[i], distanceTolerance: thresholds.uniqueNameDistance)

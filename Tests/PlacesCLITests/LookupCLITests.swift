@@ -28,6 +28,22 @@ import Testing
         #expect(second.json["cache"] as? String == "hit")
     }
 
+    /// "Simonkatu" is a street (w28583925 and the ways after it) and a restaurant on it (n1378007300), 766 and 906 m
+    /// from the point (osmium and a haversine). Asked by name alone, either may be meant: a "not sure" answer naming
+    /// both with what each is, the same twice. The street is no namesake of the restaurant's, so neither is
+    /// rejected as a far branch ("no place matching", as when the index gained streets before this was settled).
+    @Test func aStreetAndAVenueOfOneNameAreANotSureAnswer() throws {
+        let cli = try CLIHarness.fresh()
+        let first = try lookup(cli, ["Simonkatu", "--near", "60.1696,24.952", "--offline"])
+        let second = try lookup(cli, ["Simonkatu", "--near", "60.1696,24.952", "--offline"])
+        #expect(first.status == 0 && second.status == 0, "\(first.stderr)\n\(second.stderr)")
+        #expect(verdict(first.json) == "review" && verdict(second.json) == "review")
+        #expect(second.json["id"] as? String == first.json["id"] as? String)
+        let table = try cli.run("lookup", "Simonkatu", "--near", "60.1696,24.952", "--offline")
+        #expect(table.stdoutText.contains("did you mean: Simonkatu (street, 766 m), Simonkatu (restaurant, 906 m)?"),
+                "\(table.stdoutText)")
+    }
+
     @Test func kiasmaOfflineIsTheSameDoubtfulAnswerTwice() throws {
         let cli = try CLIHarness.fresh()
         let first = try lookup(cli, ["Kiasma", "--offline"])

@@ -170,8 +170,14 @@ struct LookupCommand: AsyncParsableCommand {
         if let match = outcome.match {
             add("match", String(format: "%@ (%.2f)", match.verdict.rawValue, match.score))
             if !outcome.ambiguousCandidates.isEmpty {
+                let names = outcome.ambiguousCandidates.map(\.name)
                 let listed = outcome.ambiguousCandidates.map { candidate in
-                    candidate.name + (reference.map { String(format: " (%.0f m)", GeoMath.distance($0, candidate.coordinate)) } ?? "")
+                    // Namesakes (the street Simonkatu and the restaurant on it) say what each is.
+                    let kind = names.count { $0 == candidate.name } > 1
+                        ? (candidate.category ?? candidate.categories.first).map(PlaceTable.words) : nil
+                    let distance = reference.map { String(format: "%.0f m", GeoMath.distance($0, candidate.coordinate)) }
+                    let details = [kind, distance].compactMap { $0 }
+                    return candidate.name + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
                 }
                 add("not sure", "— did you mean: \(listed.joined(separator: ", "))?")
             } else if match.verdict != .match {
