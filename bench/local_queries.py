@@ -5,7 +5,7 @@ code under test: OSM tags read with pyosmium (`pip install osmium`), GeoNames ro
     python3 bench/local_queries.py > bench/local-queries.jsonl
     swift run -c release places-bench local-queries bench/local-queries.jsonl
 
-Ten kinds, each line {"kind", "query", "near" (or null), "expected": [ids]} — a query counts as found in
+Eleven kinds, each line {"kind", "query", "near" (or null), "expected": [ids]} — a query counts as found in
 top k when any expected id is among the first k results:
 
   poi_exact    a POI's exact name (names unique in the extract), no --near
@@ -19,8 +19,10 @@ top k when any expected id is among the first k results:
   street       a street's name, or its Swedish name; expected: every named `highway` way so called
   area         a part of the city or a square by name ("Kamppi", "Narinkkatori"), or its Swedish name: `place`
                suburb/quarter/neighbourhood/square/locality objects and district boundaries (admin_level 9+)
+  postcode     every postcode an object's addr:postcode names, alone and followed by the city most of them name;
+               expected: osm:postcode/<code>
 
-The last two were added later with an RNG of their own, so the first eight kinds' queries stay as they were.
+The last three were added later with an RNG of their own, so the first eight kinds' queries stay as they were.
 
 Seeded, so the file is reproducible. Nothing here is taken from public geocoding query sets.
 """
@@ -245,6 +247,21 @@ def main():
         add("area", members[0]["tags"]["name"], [m["id"] for m in members])
         if swedish:
             add("area", swedish[0], [m["id"] for m in members])
+
+    postcodes = {}
+    for o in objects + reader.relations:
+        for code in o["tags"].get("addr:postcode", "").split(";"):
+            code = " ".join(code.split()).upper()
+            if code and any(c.isdigit() for c in code):
+                city = o["tags"].get("addr:city", "").strip()
+                postcodes.setdefault(code, {})
+                if city:
+                    postcodes[code][city] = postcodes[code].get(city, 0) + 1
+    for code in sorted(postcodes):
+        add("postcode", code, [f"osm:postcode/{code}"])
+        cities = postcodes[code]
+        if cities:
+            add("postcode", code + " " + max(sorted(cities), key=lambda c: cities[c]), [f"osm:postcode/{code}"])
 
     for q in queries:
         print(json.dumps(q, ensure_ascii=False))

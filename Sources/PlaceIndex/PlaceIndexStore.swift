@@ -377,7 +377,7 @@ public final class PlaceIndexStore: Sendable {
     /// How places are read into the index. A file imported with an older format lacks what later versions
     /// index (alternate names, addresses), so bundled files recorded with an older format are re-imported.
     /// 3: railway stations are places; GeoNames cities no longer carry a "city" keyword.
-    /// 4: named streets and parts of a city (`place=suburb`, squares, district boundaries) are places.
+    /// 4: named streets, parts of a city (`place=suburb`, squares, district boundaries) and postcodes are places.
     public static let format = 4
 }
 
@@ -385,7 +385,8 @@ public struct PlaceIndexCounts: Hashable, Sendable {
     /// OSM POIs plus GeoNames cities.
     public var places: Int
     public var cities: Int
-    /// Named OSM streets and parts of a city (``IndexedPlaceKind/street``, ``IndexedPlaceKind/area``): searchable too.
+    /// Named OSM streets, parts of a city and postcodes (``IndexedPlaceKind/street``, ``IndexedPlaceKind/area``):
+    /// searchable too.
     public var streetsAndAreas: Int
     /// Addressed OSM objects without a POI tag, found by reverse geocoding and address search.
     public var addressPoints: Int
@@ -451,8 +452,8 @@ public struct SourceFingerprint: Hashable, Sendable {
     }
 }
 
-/// What role a row plays: a named POI, a named street or part of a city (found by search, not listed as what is
-/// nearby), an address point (an addressed object without a POI tag: found by reverse geocoding and by address
+/// What role a row plays: a named POI, a named street or area (a part of a city, a square, a postcode: found by
+/// search, not listed as what is nearby), an address point (an addressed object without a POI tag: found by reverse geocoding and by address
 /// search), or a GeoNames city.
 public enum IndexedPlaceKind: String, Sendable {
     case poi, street, area, address, city

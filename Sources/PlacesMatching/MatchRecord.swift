@@ -283,7 +283,7 @@ enum CategoryFamily: UInt8, Sendable {
         "locality", "political", "administrative", "administrative_area_level_1", "administrative_area_level_2",
         "sublocality", "neighborhood", "neighbourhood", "suburb", "postal_code",
         // A local index's labels for streets and parts of a city (OSMPlaceExtractor).
-        "street", "square", "quarter", "borough", "district", "island", "islet",
+        "street", "square", "quarter", "borough", "district", "island", "islet", "postcode",
     ]
 
     private static let byCategory: [String: CategoryFamily] = [

@@ -105,6 +105,19 @@ import Testing
         #expect(!notVenues.contains((nearest["categories"] as? [String])?.first ?? ""))
     }
 
+    /// A postcode alone, or with its city, finds the area it covers. The 715 objects of the extract tagged
+    /// `addr:postcode=00100` lie around 60.169054, 24.940681 (their mean, pyosmium); the postcode's place is the mean
+    /// of those the index keeps (POIs and address points), within 50 m of it (0.00045° of latitude, 0.0009° of
+    /// longitude there).
+    @Test(arguments: ["00100", "00100 Helsinki", "Helsinki 00100"])
+    func aPostcodeIsFoundAsThePlaceItCovers(query: String) throws {
+        let first = try #require(try places("search", query).first)
+        #expect(first["id"] as? String == "osm:postcode/00100")
+        #expect(first["categories"] as? [String] == ["postcode"])
+        #expect(abs((first["lat"] as? Double ?? 0) - 60.169054) < 0.00045)
+        #expect(abs((first["lon"] as? Double ?? 0) - 24.940681) < 0.0009)
+    }
+
     static let mannerheimintieWays = Set([
         22906934, 22906936, 24449353, 24449389, 25522290, 25522292, 28408148, 28775991, 28903193, 30259989, 30260455,
         30471500, 30471501, 30528384, 30529424, 33971192, 37137191, 38156742, 38156743, 45150439, 45150440, 45314201,

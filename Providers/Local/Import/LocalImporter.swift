@@ -28,7 +28,8 @@ public struct ImportSummary: Sendable, Hashable {
     public var rowsRead = 0
     /// Searchable places written: OSM POIs, or GeoNames cities (which are searchable too).
     public var placesIndexed = 0
-    /// Named streets and parts of a city (one per name within a street's reach, however many ways map it).
+    /// Named streets and parts of a city (one per name within a street's reach, however many ways map it), and the
+    /// postcodes addresses name.
     public var streetsAndAreasIndexed = 0
     /// Addressed OSM objects without a POI tag, kept for reverse geocoding.
     public var addressPointsIndexed = 0
@@ -249,6 +250,7 @@ public struct LocalImporter: Sendable {
                     batch = []
                 }
             }
+            batch += extractor.postcodeCandidates()
             if !batch.isEmpty { try handoff.put(batch) }
             read.fileCountry = extractor.fileCountry
             handoff.finish(.success(read))

@@ -1,8 +1,8 @@
 import Foundation
 import PlacesCore
 
-/// Turns OSM objects into places: POIs (named, with a POI tag), streets and named parts of a city (what a geocoder
-/// finds by name besides POIs: "Mannerheimintie", "Kamppi", "Narinkkatori"), and address points.
+/// Turns OSM objects into places: POIs (named, with a POI tag), streets, named parts of a city and postcodes (what a
+/// geocoder finds by name besides POIs: "Mannerheimintie", "Kamppi", "Narinkkatori", "00100"), and address points.
 ///
 /// Reading is one pass in file order. Node positions and the centroids of ways and relations are kept in
 /// ``LocationStore``s (on disk for a large file) so ways (centroid of their nodes) and then relations (centroid
@@ -38,7 +38,8 @@ struct OSMPlaceExtractor {
     ]
 
     /// `street`: a named road, one place per name within ``sameFeatureReach`` however many ways map it. `area`: a
-    /// named part of a city (``namedAreaPlaceValues``, or a district's administrative boundary) or a square.
+    /// named part of a city (``namedAreaPlaceValues``, or a district's administrative boundary), a square, or a
+    /// postcode (``postcodeCandidates()``).
     enum IndexedKind { case poi, street, area, address }
 
     /// `place=*` values below a town that people look for by name: parts of a city, squares, islands. Towns and
@@ -69,6 +70,15 @@ struct OSMPlaceExtractor {
     private var countryVotes: [String: Int] = [:]
     /// Where each street and area already made a place lies, by kind and folded name (``sameFeatureReach``).
     private var placedFeatures: [String: [Coordinate]] = [:]
+    /// Every postcode the file's POIs and address points name, and where they lie (``postcodeCandidates()``).
+    private var postcodes: [String: PostcodeArea] = [:]
+
+    /// The objects that name one postcode: their mean position, and the cities and countries their addresses name.
+    private struct PostcodeArea {
+        var latitudeSum = 0.0, longitudeSum = 0.0, count = 0.0
+        var cities: [String: Int] = [:]
+        var countries: [String: Int] = [:]
+    }
 
     /// The country the file's addresses name most (``countryVotes``), for phone numbers that name none; `nil` when
     /// no address names one, or when two countries lead equally. No guess then (such numbers stay as written)
@@ -193,8 +203,45 @@ struct OSMPlaceExtractor {
         candidate.place.coordinate = position
         if candidate.kind == .street || candidate.kind == .area {
             guard isFirstOfItsName(candidate, at: position) else { return nil }
+        } else if let address = candidate.place.address, let postcode = address.postcode {
+            // A building on a boundary may name two postcodes ("00100;00120"): it counts for each.
+            for code in postcode.split(separator: ";").compactMap(Self.postcodeKey) {
+                var area = postcodes[code] ?? PostcodeArea()
+                area.latitudeSum += position.latitude
+                area.longitudeSum += position.longitude
+                area.count += 1
+                if let city = address.city { area.cities[city, default: 0] += 1 }
+                if let country = address.countryCode { area.countries[country, default: 0] += 1 }
+                postcodes[code] = area
+            }
         }
         return candidate
+    }
+
+    /// A postcode as written once (upper case, single spaces: "sw1a  1aa" is "SW1A 1AA"); `nil` for text that is no
+    /// postcode: every country's has a digit and at most ten characters.
+    static func postcodeKey(_ text: Substring) -> String? {
+        let code = text.split(whereSeparator: \.isWhitespace).joined(separator: " ").uppercased()
+        guard !code.isEmpty, code.count <= 10, code.contains(where: \.isNumber) else { return nil }
+        return code
+    }
+
+    /// The postcodes the file's POIs and address points named, each a place of its own ("00100", as Nominatim finds
+    /// the area a postcode covers): at the mean position of the objects naming it, in the city and country they
+    /// name most (of two named as often, the first in alphabetical order, so that an import always gives the same
+    /// answer). Call once every object has been consumed.
+    func postcodeCandidates() -> [Candidate] {
+        func most(_ counts: [String: Int]) -> String? {
+            counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
+        }
+        return postcodes.sorted { $0.key < $1.key }.map { code, area in
+            let address = PostalAddress(postcode: code, city: most(area.cities), countryCode: most(area.countries))
+            let place = Place(id: PlaceID(provider: "osm", nativeID: "postcode/\(code)"), name: code,
+                              coordinate: Coordinate(latitude: area.latitudeSum / area.count, longitude: area.longitudeSum / area.count),
+                              address: address, formattedAddress: address.formatted, categories: ["postcode"],
+                              attribution: Self.attribution)
+            return Candidate(place: place, kind: .area, keywords: ["postcode"], rawPhone: nil, importance: 0.3)
+        }
     }
 
     /// Whether no street (or area) of this name was placed within ``sameFeatureReach`` of `position` yet; if none

@@ -7,8 +7,8 @@ struct SearchCommand: AsyncParsableCommand {
         commandName: "search",
         abstract: "Find places by name or words, optionally near a point.",
         discussion: """
-            Places are POIs, cities, and the streets, squares and parts of a city an extract names \
-            ("Mannerheimintie", "Narinkkatori", "Kamppi"; `nearby` and `reverse` list POIs only). \
+            Places are POIs, cities, and the streets, squares, parts of a city and postcodes an extract names \
+            ("Mannerheimintie", "Narinkkatori", "Kamppi", "00100"; `nearby` and `reverse` list POIs only). \
             Every name a place has counts (other languages, old and short names, GeoNames alternate names: \
             "Tukholma" finds Stockholm, and JSON says which name matched), and so does its address \
             ("Mikonkatu 18", "18 Mikonkatu", "Mikonkatu 18, Helsinki"). Case, accents, punctuation and spacing \
