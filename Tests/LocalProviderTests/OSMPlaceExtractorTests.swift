@@ -157,6 +157,7 @@ import Testing
         var keywords: [String]
         var rawPhone: String?
         var alternateNames: [String]
+        var alternateNameTags: [String]
         var importance: Double
         var country: String?
     }
@@ -164,7 +165,9 @@ import Testing
     private static func summary(_ tagged: OSMPlaceExtractor.Tagged?) -> Summary? {
         tagged.map { tagged in
             Summary(place: tagged.candidate?.place, kind: tagged.candidate?.kind, keywords: tagged.candidate?.keywords ?? [], rawPhone: tagged.candidate?.rawPhone,
-                    alternateNames: tagged.candidate?.alternateNames ?? [], importance: tagged.candidate?.importance ?? 0,
+                    alternateNames: tagged.candidate?.alternateNames ?? [],
+                    alternateNameTags: tagged.candidate?.alternateNameTags.map { "\($0.key)=\($0.value)" } ?? [],
+                    importance: tagged.candidate?.importance ?? 0,
                     country: tagged.country)
         }
     }

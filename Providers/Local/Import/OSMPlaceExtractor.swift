@@ -23,6 +23,12 @@ struct OSMPlaceExtractor {
         /// Every other name the object has (see ``alternateNames(_:name:)``).
         var alternateNames: [String] = []
         var importance: Double = 0
+        /// For a street or an area: its kind and folded name, which one place per name within
+        /// ``OSMPlaceExtractor/sameFeatureReach`` stands for (worked out with the tags, on the decoding threads).
+        var sameNameKey: String?
+        /// For a street or an area: its other-name tags, made ``alternateNames`` only once it is known to stand for
+        /// its name (most of a country's street ways do not, and their names cost a tenth of an import's CPU).
+        var alternateNameTags: [(key: String, value: String)] = []
     }
 
     /// Name tags other than `name` that people type: other languages, and alternative, old, short,
@@ -201,8 +207,10 @@ struct OSMPlaceExtractor {
         if let country = tagged.country { countryVotes[country, default: 0] += 1 }
         guard var candidate = tagged.candidate else { return nil }
         candidate.place.coordinate = position
-        if candidate.kind == .street || candidate.kind == .area {
-            guard isFirstOfItsName(candidate, at: position) else { return nil }
+        if let key = candidate.sameNameKey {
+            guard isFirstOfItsName(key, at: position) else { return nil }
+            candidate.alternateNames = Self.alternateNames(candidate.alternateNameTags, name: candidate.place.name)
+            candidate.alternateNameTags = []
         } else if let address = candidate.place.address, let postcode = address.postcode {
             // A building on a boundary may name two postcodes ("00100;00120"): it counts for each.
             for code in postcode.split(separator: ";").compactMap(Self.postcodeKey) {
@@ -244,12 +252,18 @@ struct OSMPlaceExtractor {
         }
     }
 
-    /// Whether no street (or area) of this name was placed within ``sameFeatureReach`` of `position` yet; if none
-    /// was, it is recorded. The first way of a street in the file stands for it; a `place` node, which comes before
-    /// ways and relations, stands for the boundary of the same name around it.
-    private mutating func isFirstOfItsName(_ candidate: Candidate, at position: Coordinate) -> Bool {
-        let key = (candidate.kind == .street ? "street " : "area ") + SearchText.words(candidate.place.name).joined(separator: " ")
-        if let placed = placedFeatures[key], placed.contains(where: { GeoMath.distance($0, position) <= Self.sameFeatureReach }) {
+    /// Whether no street (or area) of this kind and name (``Candidate/sameNameKey``) was placed within
+    /// ``sameFeatureReach`` of `position` yet; if none was, it is recorded. The first way of a street in the file
+    /// stands for it; a `place` node, which comes before ways and relations, stands for the boundary of the same
+    /// name around it. A country's common street names are placed thousands of times, so the distance is worked
+    /// out only for places in the box around the reach.
+    private mutating func isFirstOfItsName(_ key: String, at position: Coordinate) -> Bool {
+        let latitudeReach = Self.sameFeatureReach / 111_000
+        let longitudeReach = latitudeReach / max(0.01, cos(position.latitude * .pi / 180))
+        if let placed = placedFeatures[key], placed.contains(where: {
+            abs($0.latitude - position.latitude) <= latitudeReach && abs($0.longitude - position.longitude) <= longitudeReach
+                && GeoMath.distance($0, position) <= Self.sameFeatureReach
+        }) {
             return false
         }
         placedFeatures[key, default: []].append(position)
@@ -318,9 +332,10 @@ struct OSMPlaceExtractor {
             let place = Place(id: placeID, name: name, coordinate: unplaced, address: address,
                               formattedAddress: address?.formatted, categories: [feature.label, feature.tag], category: nil,
                               attribution: Self.attribution)
+            let key = (feature.kind == .street ? "street " : "area ") + SearchText.words(name).joined(separator: " ")
             return Tagged(candidate: Candidate(place: place, kind: feature.kind, keywords: [feature.label], rawPhone: nil,
-                                               alternateNames: Self.alternateNames(read.alternateNameTags, name: name),
-                                               importance: feature.importance),
+                                               importance: feature.importance, sameNameKey: key,
+                                               alternateNameTags: read.alternateNameTags),
                           country: address?.countryCode)
         }
         if let address, address.houseNumber != nil, address.street != nil {
