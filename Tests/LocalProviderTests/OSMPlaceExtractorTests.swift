@@ -118,12 +118,13 @@ import Testing
     }
 
     /// A postcode is a place at the mean position of the addresses that name it, in the city they name most; an
-    /// address naming two ("00100;00120") counts for both, and text that is no postcode makes none.
+    /// address naming two ("00100;00120") counts for both, and text that is no postcode makes none. The same code
+    /// 150 km away (1.5° of latitude; the reach is 30 km) is another place.
     @Test func postcodesArePlacesWhereTheirAddressesAre() {
         var extractor = OSMPlaceExtractor()
         let addresses: [(Double, String, String)] = [
             (60.0, "00100", "Helsinki"), (60.2, "00100", "Helsinki"), (60.1, "00100;00120", "Helsingfors"), (60.3, "n/a", "Helsinki"),
-            (60.4, " sw1a   1aa ", "London"),
+            (60.4, " sw1a   1aa ", "London"), (61.5, "00100", "Tampere"),
         ]
         for (offset, (latitude, postcode, city)) in addresses.enumerated() {
             let node = OSMElement.node(OSMNode(id: Int64(offset + 1), latitude: latitude, longitude: 24.9, tags: [
@@ -132,11 +133,13 @@ import Testing
             _ = extractor.consume(node, tagged: OSMPlaceExtractor.tagged(node))
         }
         let postcodes = extractor.postcodeCandidates()
-        #expect(postcodes.map(\.place.name) == ["00100", "00120", "SW1A 1AA"])
+        #expect(postcodes.map(\.place.name) == ["00100", "00100", "00120", "SW1A 1AA"])
         #expect(postcodes.allSatisfy { $0.kind == .area && $0.place.categories == ["postcode"] })
-        #expect(postcodes.map(\.place.id.description) == ["osm:postcode/00100", "osm:postcode/00120", "osm:postcode/SW1A 1AA"])
+        #expect(postcodes.map(\.place.id.description)
+                == ["osm:postcode/00100", "osm:postcode/00100/2", "osm:postcode/00120", "osm:postcode/SW1A 1AA"])
         #expect(abs(postcodes[0].place.coordinate.latitude - 60.1) < 1e-9)
-        #expect(postcodes.map(\.place.address?.city) == ["Helsinki", "Helsingfors", "London"])
+        #expect(abs(postcodes[1].place.coordinate.latitude - 61.5) < 1e-9)
+        #expect(postcodes.map(\.place.address?.city) == ["Helsinki", "Tampere", "Helsingfors", "London"])
     }
 
     /// Every candidate an import makes of the bundled extract, read as ``LocalImporter`` reads it.

@@ -76,14 +76,33 @@ struct OSMPlaceExtractor {
     private var countryVotes: [String: Int] = [:]
     /// Where each street and area already made a place lies, by kind and folded name (``sameFeatureReach``).
     private var placedFeatures: [String: [Coordinate]] = [:]
-    /// Every postcode the file's POIs and address points name, and where they lie (``postcodeCandidates()``).
-    private var postcodes: [String: PostcodeArea] = [:]
+    /// Every postcode the file's POIs and address points name, and where they lie (``postcodeCandidates()``): one
+    /// area per stretch of ``postcodeReach``, in the order the file first names them.
+    private var postcodes: [String: [PostcodeArea]] = [:]
 
-    /// The objects that name one postcode: their mean position, and the cities and countries their addresses name.
+    /// The objects that name one postcode around one place: their mean position, and the cities and countries
+    /// their addresses name.
     private struct PostcodeArea {
+        /// Where the first of them lies: the others lie within ``OSMPlaceExtractor/postcodeReach`` of it.
+        var first: Coordinate
         var latitudeSum = 0.0, longitudeSum = 0.0, count = 0.0
         var cities: [String: Int] = [:]
         var countries: [String: Int] = [:]
+    }
+
+    /// How far from the first object naming a postcode others naming it still belong to the same area. A postcode
+    /// covers a few streets in a city and some kilometres in the country; the same code far away is another
+    /// country's (an extract of several: "1000" is Brussels, Lausanne, Ljubljana and Sofia), and their mean
+    /// would lie between them.
+    static let postcodeReach = 30_000.0
+
+    /// Whether `b` lies within `reach` metres of `a`; the distance is worked out only inside the box around the
+    /// reach, as a country's common names are checked against thousands of places.
+    private static func isWithin(_ reach: Double, _ a: Coordinate, _ b: Coordinate) -> Bool {
+        let latitudeReach = reach / 111_000
+        let longitudeReach = latitudeReach / max(0.01, cos(a.latitude * .pi / 180))
+        return abs(a.latitude - b.latitude) <= latitudeReach && abs(a.longitude - b.longitude) <= longitudeReach
+            && GeoMath.distance(a, b) <= reach
     }
 
     /// The country the file's addresses name most (``countryVotes``), for phone numbers that name none; `nil` when
@@ -214,13 +233,15 @@ struct OSMPlaceExtractor {
         } else if let address = candidate.place.address, let postcode = address.postcode {
             // A building on a boundary may name two postcodes ("00100;00120"): it counts for each.
             for code in postcode.split(separator: ";").compactMap(Self.postcodeKey) {
-                var area = postcodes[code] ?? PostcodeArea()
-                area.latitudeSum += position.latitude
-                area.longitudeSum += position.longitude
-                area.count += 1
-                if let city = address.city { area.cities[city, default: 0] += 1 }
-                if let country = address.countryCode { area.countries[country, default: 0] += 1 }
-                postcodes[code] = area
+                var areas = postcodes[code] ?? []
+                let index = areas.firstIndex { Self.isWithin(Self.postcodeReach, $0.first, position) }
+                    ?? { areas.append(PostcodeArea(first: position)); return areas.count - 1 }()
+                areas[index].latitudeSum += position.latitude
+                areas[index].longitudeSum += position.longitude
+                areas[index].count += 1
+                if let city = address.city { areas[index].cities[city, default: 0] += 1 }
+                if let country = address.countryCode { areas[index].countries[country, default: 0] += 1 }
+                postcodes[code] = areas
             }
         }
         return candidate
@@ -237,33 +258,31 @@ struct OSMPlaceExtractor {
     /// The postcodes the file's POIs and address points named, each a place of its own ("00100", as Nominatim finds
     /// the area a postcode covers): at the mean position of the objects naming it, in the city and country they
     /// name most (of two named as often, the first in alphabetical order, so that an import always gives the same
-    /// answer). Call once every object has been consumed.
+    /// answer). A code named again beyond ``postcodeReach`` is another place: `osm:postcode/1000/2`, numbered in
+    /// the order the file names them. Call once every object has been consumed.
     func postcodeCandidates() -> [Candidate] {
         func most(_ counts: [String: Int]) -> String? {
             counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
         }
-        return postcodes.sorted { $0.key < $1.key }.map { code, area in
-            let address = PostalAddress(postcode: code, city: most(area.cities), countryCode: most(area.countries))
-            let place = Place(id: PlaceID(provider: "osm", nativeID: "postcode/\(code)"), name: code,
-                              coordinate: Coordinate(latitude: area.latitudeSum / area.count, longitude: area.longitudeSum / area.count),
-                              address: address, formattedAddress: address.formatted, categories: ["postcode"],
-                              attribution: Self.attribution)
-            return Candidate(place: place, kind: .area, keywords: ["postcode"], rawPhone: nil, importance: 0.3)
+        return postcodes.sorted { $0.key < $1.key }.flatMap { code, areas in
+            areas.enumerated().map { number, area in
+                let address = PostalAddress(postcode: code, city: most(area.cities), countryCode: most(area.countries))
+                let place = Place(id: PlaceID(provider: "osm", nativeID: "postcode/\(code)" + (number == 0 ? "" : "/\(number + 1)")),
+                                  name: code,
+                                  coordinate: Coordinate(latitude: area.latitudeSum / area.count, longitude: area.longitudeSum / area.count),
+                                  address: address, formattedAddress: address.formatted, categories: ["postcode"],
+                                  attribution: Self.attribution)
+                return Candidate(place: place, kind: .area, keywords: ["postcode"], rawPhone: nil, importance: 0.3)
+            }
         }
     }
 
     /// Whether no street (or area) of this kind and name (``Candidate/sameNameKey``) was placed within
     /// ``sameFeatureReach`` of `position` yet; if none was, it is recorded. The first way of a street in the file
     /// stands for it; a `place` node, which comes before ways and relations, stands for the boundary of the same
-    /// name around it. A country's common street names are placed thousands of times, so the distance is worked
-    /// out only for places in the box around the reach.
+    /// name around it.
     private mutating func isFirstOfItsName(_ key: String, at position: Coordinate) -> Bool {
-        let latitudeReach = Self.sameFeatureReach / 111_000
-        let longitudeReach = latitudeReach / max(0.01, cos(position.latitude * .pi / 180))
-        if let placed = placedFeatures[key], placed.contains(where: {
-            abs($0.latitude - position.latitude) <= latitudeReach && abs($0.longitude - position.longitude) <= longitudeReach
-                && GeoMath.distance($0, position) <= Self.sameFeatureReach
-        }) {
+        if let placed = placedFeatures[key], placed.contains(where: { Self.isWithin(Self.sameFeatureReach, position, $0) }) {
             return false
         }
         placedFeatures[key, default: []].append(position)
