@@ -127,9 +127,8 @@ public final class ServerMetrics: Sendable {
     /// Whether commands have latency histograms (`--metrics-port`): only then is the clock read per request.
     public let recordsLatency: Bool
 
-    private let connectedClients = Atomic<Int>(0)
-    private let totalConnections = Atomic<Int>(0)
-    private let rejectedConnections = Atomic<Int>(0)
+    /// The Redis listener's connections, against ``ServerConfiguration/maxClients``.
+    public let clients = ConnectionSlots()
     private let errorReplies = Atomic<Int>(0)
     private let protocolErrors = Atomic<Int>(0)
     private let droppedHTTPRequests = Atomic<Int>(0)
@@ -217,9 +216,9 @@ public final class ServerMetrics: Sendable {
     /// Each counter read on its own: a report taken under load may be off by the requests in flight.
     public var snapshot: Snapshot {
         Snapshot(
-            connectedClients: connectedClients.load(ordering: .relaxed),
-            totalConnections: totalConnections.load(ordering: .relaxed),
-            rejectedConnections: rejectedConnections.load(ordering: .relaxed),
+            connectedClients: clients.openCount,
+            totalConnections: clients.acceptedCount,
+            rejectedConnections: clients.refusedCount,
             // The per-command counters are the one count of requests: the total is their sum.
             commandsProcessed: commands.reduce(0) { $0 + $1.callCount },
             errorReplies: errorReplies.load(ordering: .relaxed),
@@ -245,24 +244,6 @@ public final class ServerMetrics: Sendable {
         case .requestRefusedForMemory: requestsRefusedForMemory.wrappingAdd(1, ordering: .relaxed)
         }
     }
-
-    /// Takes a client slot; `false` (and counted as rejected) when `limit` are already connected.
-    public func admitClient(limit: Int) -> Bool {
-        totalConnections.wrappingAdd(1, ordering: .relaxed)
-        var connected = connectedClients.load(ordering: .relaxed)
-        while connected < limit {
-            let (exchanged, original) = connectedClients.compareExchange(
-                expected: connected, desired: connected + 1, ordering: .relaxed)
-            if exchanged { return true }
-            connected = original
-        }
-        rejectedConnections.wrappingAdd(1, ordering: .relaxed)
-        return false
-    }
-
-    /// Gives a client slot back; returns how many clients are still connected.
-    @discardableResult
-    public func releaseClient() -> Int { connectedClients.wrappingSubtract(1, ordering: .relaxed).newValue }
 
     /// Takes `bytes` of the server-wide allowance for requests in flight; `false` (nothing taken) when
     /// that would pass `limit`. Every connection draws on one allowance, so many clients each within

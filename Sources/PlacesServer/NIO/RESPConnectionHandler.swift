@@ -77,8 +77,11 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     func channelActive(context: ChannelHandlerContext) {
         if let remote = context.remoteAddress { logger[metadataKey: "client"] = "\(remote)" }
         outbound = context.channel.allocator.buffer(capacity: 1024)
-        guard executor.metrics.admitClient(limit: configuration.maxClients) else {
-            logger.warning("refused a client: max number of clients reached", metadata: ["max_clients": "\(configuration.maxClients)"])
+        let clients = executor.metrics.clients
+        guard clients.take(limit: configuration.maxClients) else {
+            if let warning = clients.refusalWarning("client", reason: "max number of clients reached") {
+                logger.warning("\(warning)", metadata: ["max_clients": "\(configuration.maxClients)"])
+            }
             perform(machine.rejectTooManyClients(), for: nil, holding: 0, context: context)
             flushReplies(context: context)
             return
@@ -97,7 +100,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         heldForPartialRequest = 0
         if admitted {
             admitted = false
-            if executor.metrics.releaseClient() == 0 { IdleMemoryRelease.shared.serverBecameIdle() }
+            if executor.metrics.clients.release() == 0 { IdleMemoryRelease.shared.serverBecameIdle() }
         }
         context.fireChannelInactive()
     }

@@ -44,6 +44,28 @@ import Testing
         try await server.stop()
     }
 
+    /// A flood of clients over `--max-clients`: each is told and closed, and the log gets one warning, not one each.
+    @Test func aFloodOfClientsOverTheLimitMakesOneWarningNotOneEach() async throws {
+        let started = Date()
+        let log = LogCapture()
+        let server = try await TestServer.start(ServerConfiguration(maxClients: 1), logger: log.logger())
+        let first = try RawClient(port: server.port)
+        try first.send("PING\r\n")
+        #expect(try await first.reply() == .simpleString("PONG"))
+        for _ in 0..<100 {
+            let (text, closed) = try await RawClient(port: server.port).readToEnd()
+            #expect(text == "-ERR max number of clients reached\r\n" && closed)
+        }
+        let warnings = log.messages(at: .warning)
+        let minutes = Int(Date().timeIntervalSince(started) / 60)
+        #expect((1...(1 + minutes)).contains(warnings.count), "at most one warning a minute: \(warnings)")
+        #expect(warnings.first == "refused a client: max number of clients reached (refusals are logged at most once a minute)")
+        #expect(server.server.metrics.snapshot.rejectedConnections == 100)
+        try first.send("PING\r\n")
+        #expect(try await first.reply() == .simpleString("PONG"))
+        try await server.stop()
+    }
+
     /// One argument over 64 KiB (outside PING/ECHO) is refused with an error and the connection
     /// closed; the server goes on serving everyone else.
     @Test func anArgumentOverTheLimitIsRefusedAndOthersAreStillServed() async throws {

@@ -12,13 +12,18 @@ final class TestServer: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
+    /// - Parameter logger: where the server logs; by default only critical lines, to stderr.
     static func start(_ configuration: ServerConfiguration = ServerConfiguration(),
-                      commands: CommandTable = FakeApplication().commands, memo: ReplyMemo = ReplyMemo()) async throws -> TestServer {
+                      commands: CommandTable = FakeApplication().commands, memo: ReplyMemo = ReplyMemo(),
+                      logger: Logger? = nil) async throws -> TestServer {
         var configuration = configuration
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        var logger = Logger(label: "places.serve.test")
-        logger.logLevel = .critical
+        let logger = logger ?? {
+            var logger = Logger(label: "places.serve.test")
+            logger.logLevel = .critical
+            return logger
+        }()
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         let server = PlacesServer(configuration: configuration, commands: commands, logger: logger, memo: memo) { address in
             continuation.yield(address.port ?? 0)
