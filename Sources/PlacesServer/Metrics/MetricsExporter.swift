@@ -22,6 +22,11 @@ public final class MetricsExporter: Sendable {
     private let memoMisses: Counter
     private let connectedClients: Gauge
     private let connections: Counter
+    private let refusedConnections: Counter
+    private let refusedScrapeConnections: Counter
+    /// The metrics listener's own connections (``MetricsHTTPServer/maxConnections``), here so that a scrape
+    /// reports its refusals as the Redis listener's are reported.
+    public let scrapeConnections = ConnectionSlots()
     /// Held for a whole scrape: two scrapes at once must not interleave the copies into the registry.
     private let budgetGauges = Mutex<[String: Gauge]>([:])
 
@@ -46,6 +51,11 @@ public final class MetricsExporter: Sendable {
                                           help: "Memoisable requests that went to the backend.")
         connectedClients = registry.makeGauge(name: "places_connected_clients", help: "Clients connected now.")
         connections = registry.makeCounter(name: "places_connections_total", help: "Connections accepted or refused.")
+        refusedConnections = registry.makeCounter(
+            name: "places_connections_refused_total", help: "Connections closed at once: max number of clients reached.")
+        refusedScrapeConnections = registry.makeCounter(
+            name: "places_metrics_connections_refused_total",
+            help: "Connections to the metrics listener closed at once: its max number of connections reached.")
     }
 
     /// The registry's text after copying the current counters into it.
@@ -59,6 +69,8 @@ public final class MetricsExporter: Sendable {
             Self.set(memoHits, memo.hits)
             Self.set(memoMisses, memo.misses)
             Self.set(connections, counters.totalConnections)
+            Self.set(refusedConnections, counters.rejectedConnections)
+            Self.set(refusedScrapeConnections, scrapeConnections.refusedCount)
             connectedClients.set(Double(counters.connectedClients))
             if let report { updateBudget(report, gauges: &gauges) }
             return registry.emitToBuffer()
