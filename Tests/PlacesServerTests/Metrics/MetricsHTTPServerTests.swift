@@ -47,11 +47,14 @@ struct MetricsHTTPServerTests {
         #expect(try await offPool { try silent.get() }.status == 200)
         let (_, closedByServer) = try await offPool { silent.readToEnd() }
         #expect(closedByServer, "the idle timeout closes a silent connection")
+        // The client can see the close before the server has given the slot back: each step waits for it.
+        try await waitUntil("the silent connection's slot is back") { slots.openCount == 0 }
 
         let garbage = try HTTPConnection(port: port)
         try garbage.send([0x16, 0x03, 0x01, 0x00, 0xff] + Array("\r\n\r\n".utf8))
         let (answer, closed) = try await offPool { garbage.readToEnd() }
         #expect(closed && String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+        try await waitUntil("the bad request's slot is back") { slots.openCount == 0 }
 
         let poster = try HTTPConnection(port: port)
         try poster.send(Array("POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n".utf8)
@@ -59,6 +62,8 @@ struct MetricsHTTPServerTests {
         let (refusal, ended) = try await offPool { poster.readToEnd() }
         #expect(ended && String(decoding: refusal, as: UTF8.self).hasPrefix("HTTP/1.1 413"),
                 "\(String(decoding: refusal.prefix(200), as: UTF8.self))")
+        // Half-closed after the 413, it is closed whole by the idle timeout (the rest of its body is not read).
+        try await waitUntil("the refused body's slot is back") { slots.openCount == 0 }
 
         let quitter = try HTTPConnection(port: port)
         #expect(try await offPool { try quitter.get() }.status == 200)
