@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// Whoever can reach the port gets bounded resources, because the process they would exhaust also serves the
 /// Redis port: at most ``maxConnections`` connections (the next is closed as soon as it is accepted, counted in
 /// `places_metrics_connections_refused_total`, and warned about at most once a minute), each closed after
-/// ``idleTimeout`` without traffic; a request head of at most 80 KiB (NIO's parser answers 400 beyond it);
+/// ``idleTimeout`` without traffic and with no scrape in flight; a request head of at most 80 KiB (NIO's parser answers 400 beyond it);
 /// a body of at most ``maxBodyBytes`` (413 and closed beyond it); and for a client that does not read its
 /// answers, one answer beyond the connection's write buffer (the next request waits until it drains). A client
 /// can still keep every slot busy, which stops scrapes but nothing else: bind the listener where only the
@@ -150,6 +150,8 @@ final class MetricsRequestHandler: ChannelInboundHandler, RemovableChannelHandle
     private var waiting: HTTPRequestHead?
     /// A body was refused: nothing more is read or answered on this connection.
     private var isRefusingInput = false
+    /// A scrape is being taken for this connection: not idleness, however long it takes (see ``userInboundEventTriggered(context:event:)``).
+    private var isScraping = false
 
     init(exporter: MetricsExporter) { self.exporter = exporter }
 
@@ -193,8 +195,13 @@ final class MetricsRequestHandler: ChannelInboundHandler, RemovableChannelHandle
         context.close(promise: nil)
     }
 
+    /// The idle timeout closes a connection with nothing in flight; one waiting for its scrape (the process busy,
+    /// the budget figures slow to come) is looked at again after another timeout. A connection whose answer waits
+    /// for a client that does not read is idle: it is closed.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent { context.close(promise: nil) } else {
+        if event is IdleStateHandler.IdleStateEvent {
+            if !isScraping { context.close(promise: nil) }
+        } else {
             context.fireUserInboundEventTriggered(event)
         }
     }
@@ -218,8 +225,10 @@ final class MetricsRequestHandler: ChannelInboundHandler, RemovableChannelHandle
         }
         let promise = context.eventLoop.makePromise(of: [UInt8].self)
         let exporter = self.exporter
+        isScraping = true
         promise.completeWithTask { await exporter.scrape() }
         promise.futureResult.assumeIsolated().whenSuccess { [self] text in
+            self.isScraping = false
             self.write(.ok, bytes: text, contentType: MetricsExporter.contentType, request: request, context: context)
         }
     }

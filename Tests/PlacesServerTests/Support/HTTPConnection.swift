@@ -4,6 +4,9 @@ import LoopbackSocket
 /// One HTTP/1.1 connection over a blocking loopback socket, kept alive across requests: answers are read by
 /// their `Content-Length`, so a test can tell "answered" from "closed without an answer". Call from
 /// ``offPool(_:)``: every read blocks (with a timeout, so a broken server fails the test instead of hanging it).
+///
+/// The timeout is two minutes: a scrape runs on Swift's cooperative threads, which other suites running at the
+/// same time can keep busy for seconds (as the half-close tests of ``ServerHardeningTests`` allow for).
 final class HTTPConnection: @unchecked Sendable {
     struct Answer {
         var status: Int
@@ -15,7 +18,7 @@ final class HTTPConnection: @unchecked Sendable {
     private let socket: LoopbackSocket
     private var received: [UInt8] = []
 
-    init(port: Int, readTimeoutSeconds: Int = 10) throws {
+    init(port: Int, readTimeoutSeconds: Int = 120) throws {
         socket = try LoopbackSocket(port: port, readTimeoutSeconds: readTimeoutSeconds)
     }
 

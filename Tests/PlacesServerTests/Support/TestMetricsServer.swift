@@ -20,10 +20,12 @@ final class TestMetricsServer: Sendable {
     /// Scrapes the listener has started (each asks for the budget figures once).
     var scrapeCount: Int { scrapes.value.load(ordering: .relaxed) }
 
-    /// - Parameter prepare: called with the registry before the listener starts (to make scrapes larger, say).
+    /// - Parameters:
+    ///   - scrapeGate: when given, every scrape waits at it (a scrape in flight is then a fact, not a timing guess).
+    ///   - prepare: called with the registry before the listener starts (to make scrapes larger, say).
     static func start(configuration: ServerConfiguration = ServerConfiguration(),
                       maxConnections: Int = MetricsHTTPServer.defaultMaxConnections,
-                      idleTimeout: TimeAmount = MetricsHTTPServer.defaultIdleTimeout,
+                      idleTimeout: TimeAmount = MetricsHTTPServer.defaultIdleTimeout, scrapeGate: Gate? = nil,
                       prepare: (PrometheusCollectorRegistry) -> Void = { _ in }) async throws -> TestMetricsServer {
         var configuration = configuration
         configuration.host = "127.0.0.1"
@@ -38,6 +40,7 @@ final class TestMetricsServer: Sendable {
         let scrapes = ScrapeCount()
         let exporter = MetricsExporter(registry: registry, metrics: server.metrics, memo: server.memo) {
             scrapes.value.wrappingAdd(1, ordering: .relaxed)
+            await scrapeGate?.pass()
             throw InputError("no budget ledger in this test")
         }
         let listener = MetricsHTTPServer(host: "127.0.0.1", port: 0, exporter: exporter, logger: logger,
