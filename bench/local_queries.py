@@ -16,9 +16,11 @@ top k when any expected id is among the first k results:
   punctuation  a name typed without its punctuation and spaces ("rkioski", "mcdonalds")
   category     an English category word near a random point; expected: the nearest real member
   city         a big city by another of its names ("Tukholma", "Milano"); expected: the biggest city so named
-  street       a street's name, or its Swedish name; expected: every named `highway` way so called
-  area         a part of the city or a square by name ("Kamppi", "Narinkkatori"), or its Swedish name: `place`
-               suburb/quarter/neighbourhood/square/locality objects and district boundaries (admin_level 9+)
+  street       a street's name, or its Swedish name, a third of them followed by ", Helsinki"; expected: every
+               named `highway` way so called
+  area         a part of the city or a square by name ("Kamppi", "Narinkkatori"), by its Swedish name, and by
+               name followed by ", Helsinki": `place` suburb/quarter/neighbourhood/square/locality objects and
+               district boundaries (admin_level 9+)
   postcode     every postcode an object's addr:postcode names, alone and followed by the city most of them name;
                expected: osm:postcode/<code>
 
@@ -228,7 +230,7 @@ def main():
         swedish = sorted({w["tags"]["name:sv"] for w in ways if w["tags"].get("name:sv", "").strip()
                           and words(w["tags"]["name:sv"]) != words(w["tags"]["name"])})
         query = swedish[0] if swedish and named_rng.random() < 0.3 else ways[0]["tags"]["name"]
-        add("street", query, [w["id"] for w in ways])
+        add("street", query + (", Helsinki" if named_rng.random() < 0.33 else ""), [w["id"] for w in ways])
 
     def is_area(tags):
         if tags.get("place") in ("suburb", "quarter", "neighbourhood", "square", "locality"):
@@ -245,6 +247,7 @@ def main():
         swedish = sorted({m["tags"]["name:sv"] for m in members if m["tags"].get("name:sv", "").strip()
                           and words(m["tags"]["name:sv"]) != words(m["tags"]["name"])})
         add("area", members[0]["tags"]["name"], [m["id"] for m in members])
+        add("area", members[0]["tags"]["name"] + ", Helsinki", [m["id"] for m in members])
         if swedish:
             add("area", swedish[0], [m["id"] for m in members])
 

@@ -108,6 +108,11 @@ struct LocalSearch {
                 text += try ranked(every: segments[0]).filter { seen.insert($0.rowid).inserted }
             }
         }
+        if segments.count >= 2 {
+            let named = try namedBeforeTheCity(segments)
+            var seen = Set(named.map(\.rowid))
+            text = named + text.filter { seen.insert($0.rowid).inserted }
+        }
         if text.isEmpty, try everyWordBeginsAnIndexedWord(words) { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
@@ -193,6 +198,18 @@ struct LocalSearch {
         if there.count >= limit { return there }
         let others = segments.count == 2 ? streetHits : try ranked(every: segments[0])
         return there + others.filter { seen.insert($0.rowid).inserted }
+    }
+
+    /// "Mannerheimintie, Helsinki", "Kamppi, Helsinki": the places whose main name is the words before the last
+    /// comma and that lie in the city after it (their address or names hold it), which come first. Words that
+    /// appear in hundreds of addresses in that city rank those addresses with the city's name above the street or
+    /// the part of the city that bears the name. Nothing when the last part is not a city's name.
+    private func namedBeforeTheCity(_ segments: [[String]]) throws -> [Hit] {
+        let city = segments[segments.count - 1].joined(separator: " ")
+        guard try isCityName(city) else { return [] }
+        let named = try mainNames(segments.dropLast().joined().joined(separator: " "), continued: false).map(\.hit)
+        let inCity = try rowids(holding: city, among: named.map(\.rowid))
+        return named.filter { inCity.contains($0.rowid) }
     }
 
     /// Which of `rowids` are places whose main name, other names or address hold `phrase` (folded words joined by

@@ -80,6 +80,9 @@ import Testing
         #expect(abs(street.place.coordinate.latitude - 60.1677926) < 1e-7 && abs(street.place.coordinate.longitude - 24.9526419) < 1e-7)
         #expect(street.place.categories == ["street", "highway=primary"])
         #expect(street.alternateNames.contains("Norra Esplanaden"))
+        // It names no city; the addresses around it do: 1,677 of the extract's objects say addr:city=Helsinki, 8
+        // something else ("7", "Helsingin kaupunki"; osmium).
+        #expect(street.place.address?.city == "Helsinki")
         // A named bus stop (n175881540, "Postitalo", `highway=bus_stop`) is not a street.
         #expect(!candidates.contains { $0.place.id.description == "osm:node/175881540" })
     }

@@ -94,6 +94,10 @@ import Testing
         #expect(Self.mannerheimintieWays.contains(street["id"] as? String ?? ""))
         #expect((street["categories"] as? [String])?.first == "street")
         #expect(try places("search", "Kamppi").first?["id"] as? String == "osm:relation/184714")
+        // With the city after a comma, the street and the neighbourhood still come before the POIs whose address
+        // holds both words.
+        #expect(Self.mannerheimintieWays.contains(try places("search", "Mannerheimintie, Helsinki").first?["id"] as? String ?? ""))
+        #expect(try places("search", "Kamppi, Helsinki").first?["id"] as? String == "osm:relation/184714")
         #expect(try cli.run("search", "restaurants in kamppi").stderr.hasPrefix("places: around Kamppi ("))
         let point = "\(street["lat"] as? Double ?? 0),\(street["lon"] as? Double ?? 0)"
         let nearby = try places("nearby", "--at", point, "--radius", "300", "--limit", "50")

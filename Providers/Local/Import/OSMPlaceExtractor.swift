@@ -76,6 +76,10 @@ struct OSMPlaceExtractor {
     private var countryVotes: [String: Int] = [:]
     /// Where each street and area already made a place lies, by kind and folded name (``sameFeatureReach``).
     private var placedFeatures: [String: [Coordinate]] = [:]
+    /// The cities the file's POIs and address points name, counted by cell of 0.02° × 0.04° (about 2 km): a street
+    /// or an area names none itself, and takes the one named most around it (``cityAround(_:)``), so that
+    /// "Mannerheimintie, Helsinki" finds the street in Helsinki before the POIs on it.
+    private var citiesByCell: [Int64: [String: Int]] = [:]
     /// Every postcode the file's POIs and address points name, and where they lie (``postcodeCandidates()``): one
     /// area per stretch of ``postcodeReach``, in the order the file first names them.
     private var postcodes: [String: [PostcodeArea]] = [:]
@@ -230,7 +234,19 @@ struct OSMPlaceExtractor {
             guard isFirstOfItsName(key, at: position) else { return nil }
             candidate.alternateNames = Self.alternateNames(candidate.alternateNameTags, name: candidate.place.name)
             candidate.alternateNameTags = []
-        } else if let address = candidate.place.address, let postcode = address.postcode {
+            if candidate.place.address?.city == nil, let city = cityAround(position) {
+                var address = candidate.place.address ?? PostalAddress()
+                address.city = city
+                candidate.place.address = address
+                candidate.place.formattedAddress = address.formatted
+            }
+            return candidate
+        }
+        if let city = candidate.place.address?.city {
+            citiesByCell[Self.cityCell(latitudeIndex: Self.cellIndex(position.latitude, 50),
+                                       longitudeIndex: Self.cellIndex(position.longitude, 25)), default: [:]][city, default: 0] += 1
+        }
+        if let address = candidate.place.address, let postcode = address.postcode {
             // A building on a boundary may name two postcodes ("00100;00120"): it counts for each.
             for code in postcode.split(separator: ";").compactMap(Self.postcodeKey) {
                 var areas = postcodes[code] ?? []
@@ -246,6 +262,27 @@ struct OSMPlaceExtractor {
         }
         return candidate
     }
+
+    /// The city the POIs and address points in the cell of `position` and the eight around it name most (of two
+    /// named as often, the first in alphabetical order); `nil` when none names one. A street's ways come after the
+    /// nodes of the file, so every address node has been counted by then.
+    private func cityAround(_ position: Coordinate) -> String? {
+        let latitudeIndex = Self.cellIndex(position.latitude, 50), longitudeIndex = Self.cellIndex(position.longitude, 25)
+        var counts: [String: Int] = [:]
+        for dLatitude: Int64 in -1...1 {
+            for dLongitude: Int64 in -1...1 {
+                for (city, count) in citiesByCell[Self.cityCell(latitudeIndex: latitudeIndex + dLatitude, longitudeIndex: longitudeIndex + dLongitude)] ?? [:] {
+                    counts[city, default: 0] += count
+                }
+            }
+        }
+        return counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
+    }
+
+    /// The cell index of a latitude or longitude `degrees`, `perDegree` cells to the degree.
+    private static func cellIndex(_ degrees: Double, _ perDegree: Double) -> Int64 { Int64((degrees + 180) * perDegree) }
+
+    private static func cityCell(latitudeIndex: Int64, longitudeIndex: Int64) -> Int64 { latitudeIndex << 32 | longitudeIndex }
 
     /// A postcode as written once (upper case, single spaces: "sw1a  1aa" is "SW1A 1AA"); `nil` for text that is no
     /// postcode: every country's has a digit and at most ten characters.
