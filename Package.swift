@@ -202,8 +202,9 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesConfig", "LocalProvider", "SpotStore", "PlacesApp",
-                "PlacesServer", "RESP", .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+                "PlacesCore", "PlacesHours", "PlacesMatching", "PlacesConfig", "LocalProvider", "PlaceIndex", "SpotStore",
+                "PlacesApp", "PlacesServer", "RESP", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/Fuzz/FuzzTargets"),
         .executableTarget(name: "PlacesFuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/PlacesFuzz"),

@@ -1,5 +1,6 @@
 import Foundation
 import LocalProvider
+import PlaceIndex
 import PlacesCore
 import PlacesMatching
 import SpotStore
@@ -25,6 +26,9 @@ enum FileFuzzing {
                 FuzzTarget.check(element.tags.isEmpty || element.tags["name"] != nil, "a refused object kept its tags")
             }
             FuzzTarget.check(positions == nodes, "\(positions) node positions for \(nodes) nodes")
+            // And the whole import, into an index in memory: what the extractor makes of any objects a file can
+            // hold (POIs, streets, areas, postcodes, address points) reaches the writer.
+            if let index = try? PlaceIndexStore.inMemory() { _ = try? LocalImporter(index: index).importFile(url) }
         } catch {}
     }
 
