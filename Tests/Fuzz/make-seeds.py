@@ -123,6 +123,9 @@ def data_block():
 write("pbf", "raw-blocks.osm.pbf", block("OSMHeader", header_block(), False) + block("OSMData", data_block(), False))
 write("pbf", "zlib-blocks.osm.pbf", block("OSMHeader", header_block(), True) + block("OSMData", data_block(), True))
 write("pbf", "header-only.osm.pbf", block("OSMHeader", header_block(), False))
+# The import reads the same files (the way tagged highway=footway, name=Fazer is a street).
+for name in ["raw-blocks.osm.pbf", "zlib-blocks.osm.pbf", "header-only.osm.pbf"]:
+    write("pbf-import", name, open(os.path.join(ROOT, "pbf", name), "rb").read())
 
 # --- GeoNames: control byte 0 text, 1 gzip, 2 zip; then a cut of the repo's fixture.
 fixture = os.path.join(os.path.dirname(ROOT), "..", "LocalProviderTests", "Fixtures", "geonames-helsinki-area.txt")
@@ -147,7 +150,7 @@ write("geojson", "export.geojson", """{"type":"FeatureCollection","features":[
 "visits":[{"spot_id":"6f1c7a3e-0d8c-4a57-9d0e-3c1b2a4d5e6f","time":"2026-05-01T10:00:00.000Z","time_zone":"Europe/Helsinki","lat":60.1719,"lon":24.9367,"note":"coffee"}]}
 """)
 write("geojson", "bare-point.geojson", '{"type":"Feature","geometry":{"type":"Point","coordinates":[24.94,60.17]},"properties":{"name":"X"}}')
-takeout = open(os.path.join(os.path.dirname(ROOT), "..", "CacheTests", "SpotFormatsTests.swift"), encoding="utf-8").read()
+takeout = open(os.path.join(os.path.dirname(ROOT), "..", "SpotStoreTests", "SpotFormatsTests.swift"), encoding="utf-8").read()
 takeout = takeout[takeout.index('static let takeout = """') + len('static let takeout = """'):]
 takeout = takeout[:takeout.index('"""')]
 write("takeout", "saved-places.json", "\n".join(l[8:] if l.startswith(" " * 8) else l for l in takeout.strip("\n").split("\n")))

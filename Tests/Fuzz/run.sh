@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 
 seconds=${FUZZ_SECONDS:-30}
 scratch=.build-fuzz
-all_targets=(resp command pbf geonames geojson takeout gpx kml csv records hours config)
+all_targets=(resp command pbf pbf-import geonames geojson takeout gpx kml csv records hours config)
 targets=("$@")
 [ "${#targets[@]}" -eq 0 ] && targets=("${all_targets[@]}")
 

@@ -13,6 +13,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case command
     /// `OSMPBFReader` on a `.osm.pbf` file.
     case pbf
+    /// `LocalImporter` on a `.osm.pbf` file, into an index in memory.
+    case pbfImport = "pbf-import"
     /// `GeoNamesReader`; the first byte picks the container (text, gzip, zip).
     case geonames
     /// Spot imports (`SpotFiles.parse`) in each format, then the export of what was read.
@@ -30,6 +32,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .resp: RESPFuzzing.parser(data)
         case .command: RESPFuzzing.commands(data)
         case .pbf: FileFuzzing.pbf(data)
+        case .pbfImport: FileFuzzing.pbfImport(data)
         case .geonames: FileFuzzing.geoNames(data)
         case .geojson, .takeout: FileFuzzing.spots(data, format: .geojson)
         case .gpx: FileFuzzing.spots(data, format: .gpx)
