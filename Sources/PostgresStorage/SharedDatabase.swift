@@ -211,13 +211,35 @@ public final class SharedDatabase: Sendable {
                             let _: EventLoopFuture<Void> = connection.close()
                         }
                     } catch {
-                        if Task.isCancelled { try? await connection.closeFuture.get() }
+                        // A connection the server dropped (its backend terminated, the server going away) is
+                        // closed here too, so that the pool has seen it close before it is given back.
+                        let lost = Task.isCancelled || PostgresErrors.classify(error, endpoint: endpoint) is StorageUnavailable
+                        if lost {
+                            let _: EventLoopFuture<Void> = connection.close()
+                            try? await connection.closeFuture.get()
+                            self.replaceLostConnection(in: client)
+                        }
                         throw error
                     }
                 }
             }
         } catch {
             throw PostgresErrors.classify(error, endpoint: endpoint)
+        }
+    }
+
+    /// Makes the pool open a connection for the requests queued behind one that was just lost. postgres-nio's pool
+    /// opens connections when a lease is asked for, or to keep its minimum (0 here, so that a process whose
+    /// database is down starts without trying it): a request already queued when the only connection it waited for
+    /// closes would wait for its own timeout, though the pool may open another. One more lease, given back at once,
+    /// makes it open a connection, which goes to the first request in the queue. It runs on its own, bounded by the
+    /// timeout, so the request that lost its connection has its error at once.
+    private func replaceLostConnection(in client: PostgresClient) {
+        let (limit, endpoint) = (configuration.timeout, configuration.url.endpoint)
+        Task {
+            _ = try? await outcome(within: limit, else: { StorageUnavailable(endpoint: endpoint, reason: "no connection") }) {
+                try await client.withConnection { _ in }
+            }
         }
     }
 

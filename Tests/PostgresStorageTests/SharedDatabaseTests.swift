@@ -26,6 +26,36 @@ import Testing
         #expect(answer == 42)
     }
 
+    /// postgres-nio's pool opens a connection for a queued request only when a lease is asked for, or when it has
+    /// fewer than its minimum (0 here): a request queued behind the only connection when that connection is lost
+    /// (its backend terminated, or its request timed out and closed it) waited for its own timeout, though the pool
+    /// could open another. It gets a new connection and its answer.
+    @Test(arguments: ["terminated", "timed out"])
+    func aRequestQueuedWhenTheLeasedConnectionIsLostGetsANewConnection(lostBy way: String) async throws {
+        let url = try await PostgresTestCluster.freshDatabase()
+        let database = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: testTimeout))
+        defer { database.close() }
+        let admin = try await SharedDatabase.open(PostgresStorageConfiguration(url: url, poolSize: 1, timeout: testTimeout))
+        defer { admin.close() }
+        let holderTimeout: Duration = way == "timed out" ? .seconds(2) : testTimeout
+        let holder = Task { try await database.rows("SELECT pg_sleep(600) -- holds the only connection", timeout: holderTimeout) }
+        var backend: Int32?  // the holder's, found in this test's own database (the arguments run in parallel)
+        while backend == nil {
+            backend = try await admin.rows("""
+                SELECT pid FROM pg_stat_activity WHERE query LIKE '%-- holds the only connection' AND state = 'active'
+                  AND datname = current_database() AND pid <> pg_backend_pid()
+                """).first?.decode(Int32.self)
+        }
+        let waiting = Task { try await database.rows("SELECT 42").first?.decode(Int.self) }
+        // Nothing announces that the request has reached the pool's queue. If it has not by the time the connection
+        // is lost, it asks for a connection itself: the test then proves less, and never fails wrongly.
+        try await Task.sleep(for: .milliseconds(500))
+        if way == "terminated" { _ = try await admin.rows("SELECT pg_terminate_backend(\(backend!))") }
+        await #expect(throws: StorageUnavailable.self) { try await holder.value }
+        // Without a new connection this waits for the request's timeout and fails with "no answer within 300 s".
+        #expect(try await waiting.value == 42)
+    }
+
     /// A server that refuses connections is reported with its reason when the first attempt fails, not as "no answer"
     /// once the timeout has passed (postgres-nio's pool keeps retrying and keeps the request waiting).
     @Test(arguments: [
