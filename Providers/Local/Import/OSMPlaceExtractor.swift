@@ -92,6 +92,14 @@ struct OSMPlaceExtractor {
         var latitudeSum = 0.0, longitudeSum = 0.0, count = 0.0
         var cities: [String: Int] = [:]
         var countries: [String: Int] = [:]
+
+        mutating func add(_ position: Coordinate, city: String?, country: String?) {
+            latitudeSum += position.latitude
+            longitudeSum += position.longitude
+            count += 1
+            if let city { cities[city, default: 0] += 1 }
+            if let country { countries[country, default: 0] += 1 }
+        }
     }
 
     /// How far from the first object naming a postcode others naming it still belong to the same area. A postcode
@@ -209,8 +217,7 @@ struct OSMPlaceExtractor {
         case .way(let way):
             guard let centroid = wayCentroid(way) else { return nil }
             wayCentroids.append(id: way.id, latitude: centroid.latitude, longitude: centroid.longitude)
-            // A street is placed on itself: the centroid of a bent road can lie in a block beside it.
-            position = tagged?.candidate?.kind == .street ? middleNode(of: way) ?? centroid : centroid
+            position = centroid
         case .relation(let relation):
             var sumLat = 0.0, sumLon = 0.0, count = 0.0
             for member in relation.members {
@@ -231,6 +238,11 @@ struct OSMPlaceExtractor {
         guard var candidate = tagged.candidate else { return nil }
         candidate.place.coordinate = position
         if let key = candidate.sameNameKey {
+            // A street is placed on itself: the centroid of a bent road can lie in a block beside it.
+            if candidate.kind == .street, case .way(let way) = element, let middle = middleNode(of: way) {
+                candidate.place.coordinate = middle
+            }
+            let position = candidate.place.coordinate
             guard isFirstOfItsName(key, at: position) else { return nil }
             candidate.alternateNames = Self.alternateNames(candidate.alternateNameTags, name: candidate.place.name)
             candidate.alternateNameTags = []
@@ -248,16 +260,10 @@ struct OSMPlaceExtractor {
         }
         if let address = candidate.place.address, let postcode = address.postcode {
             // A building on a boundary may name two postcodes ("00100;00120"): it counts for each.
-            for code in postcode.split(separator: ";").compactMap(Self.postcodeKey) {
-                var areas = postcodes[code] ?? []
-                let index = areas.firstIndex { Self.isWithin(Self.postcodeReach, $0.first, position) }
-                    ?? { areas.append(PostcodeArea(first: position)); return areas.count - 1 }()
-                areas[index].latitudeSum += position.latitude
-                areas[index].longitudeSum += position.longitude
-                areas[index].count += 1
-                if let city = address.city { areas[index].cities[city, default: 0] += 1 }
-                if let country = address.countryCode { areas[index].countries[country, default: 0] += 1 }
-                postcodes[code] = areas
+            if postcode.utf8.contains(UInt8(ascii: ";")) {
+                for code in postcode.split(separator: ";").compactMap(Self.postcodeKey) { countPostcode(code, of: address, at: position) }
+            } else if let code = Self.postcodeKey(postcode[...]) {
+                countPostcode(code, of: address, at: position)
             }
         }
         return candidate
@@ -284,9 +290,29 @@ struct OSMPlaceExtractor {
 
     private static func cityCell(latitudeIndex: Int64, longitudeIndex: Int64) -> Int64 { latitudeIndex << 32 | longitudeIndex }
 
+    /// Counts an object at `position` whose `address` names `code` in that postcode's area there. The areas are
+    /// changed where they are stored: a copy taken out and put back was copied again, with its counts, for each
+    /// of a country's addresses.
+    private mutating func countPostcode(_ code: String, of address: PostalAddress, at position: Coordinate) {
+        let index: Int
+        if let found = postcodes[code]?.firstIndex(where: { Self.isWithin(Self.postcodeReach, $0.first, position) }) {
+            index = found
+        } else {
+            postcodes[code, default: []].append(PostcodeArea(first: position))
+            index = postcodes[code]!.count - 1
+        }
+        postcodes[code]![index].add(position, city: address.city, country: address.countryCode)
+    }
+
     /// A postcode as written once (upper case, single spaces: "sw1a  1aa" is "SW1A 1AA"); `nil` for text that is no
-    /// postcode: every country's has a digit and at most ten characters.
+    /// postcode: every country's has a digit and at most ten characters. Most are already written so (digits and
+    /// capitals), and are taken as they are.
     static func postcodeKey(_ text: Substring) -> String? {
+        let bytes = text.utf8
+        if bytes.count <= 10, bytes.contains(where: { $0 &- UInt8(ascii: "0") < 10 }),
+           bytes.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 || $0 &- UInt8(ascii: "A") < 26 }) {
+            return String(text)
+        }
         let code = text.split(whereSeparator: \.isWhitespace).joined(separator: " ").uppercased()
         guard !code.isEmpty, code.count <= 10, code.contains(where: \.isNumber) else { return nil }
         return code
