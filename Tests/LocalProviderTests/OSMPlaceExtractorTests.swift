@@ -163,7 +163,8 @@ import Testing
         var keywords: [String]
         var rawPhone: String?
         var alternateNames: [String]
-        var alternateNameTags: [String]
+        /// A street's or an area's name, kind, label, tag, importance, same-name key, other-name tags and address.
+        var feature: String?
         var importance: Double
         var country: String?
     }
@@ -172,7 +173,10 @@ import Testing
         tagged.map { tagged in
             Summary(place: tagged.candidate?.place, kind: tagged.candidate?.kind, keywords: tagged.candidate?.keywords ?? [], rawPhone: tagged.candidate?.rawPhone,
                     alternateNames: tagged.candidate?.alternateNames ?? [],
-                    alternateNameTags: tagged.candidate?.alternateNameTags.map { "\($0.key)=\($0.value)" } ?? [],
+                    feature: tagged.feature.map { feature in
+                        "\(feature.name) \(feature.kind) \(feature.label) \(feature.tag) \(feature.importance) \(feature.sameNameKey) "
+                            + "\(feature.alternateNameTags.map { "\($0.key)=\($0.value)" }) \(String(describing: feature.address))"
+                    },
                     importance: tagged.candidate?.importance ?? 0,
                     country: tagged.country)
         }

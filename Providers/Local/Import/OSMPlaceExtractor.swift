@@ -23,12 +23,24 @@ struct OSMPlaceExtractor {
         /// Every other name the object has (see ``alternateNames(_:name:)``).
         var alternateNames: [String] = []
         var importance: Double = 0
-        /// For a street or an area: its kind and folded name, which one place per name within
-        /// ``OSMPlaceExtractor/sameFeatureReach`` stands for (worked out with the tags, on the decoding threads).
-        var sameNameKey: String?
-        /// For a street or an area: its other-name tags, made ``alternateNames`` only once it is known to stand for
-        /// its name (most of a country's street ways do not, and their names cost a tenth of an import's CPU).
-        var alternateNameTags: [(key: String, value: String)] = []
+    }
+
+    /// A street or an area as its tags describe it. It is made a ``Candidate`` only once it is known to stand for
+    /// its name (``consume(_:tagged:)``): most of a country's street ways do not, and building each one's place
+    /// and other names on the decoding threads cost a tenth of an import's CPU.
+    struct Feature: Sendable {
+        var name: String
+        var kind: IndexedKind
+        /// What it is ("street", "square", "neighbourhood"…): the category shown and the keyword indexed.
+        var label: String
+        /// The tag it came from (`highway=primary`).
+        var tag: String
+        var importance: Double
+        /// Its kind and folded name: one place per name within ``OSMPlaceExtractor/sameFeatureReach`` stands for it.
+        var sameNameKey: String
+        /// Its other-name tags, sorted by key (``ReadTags/alternateNameTags``).
+        var alternateNameTags: [(key: String, value: String)]
+        var address: PostalAddress?
     }
 
     /// Name tags other than `name` that people type: other languages, and alternative, old, short,
@@ -140,11 +152,14 @@ struct OSMPlaceExtractor {
     final class Tagged: Sendable {
         /// Placed at the origin until ``OSMPlaceExtractor/consume(_:tagged:)`` knows where the object is.
         let candidate: Candidate?
+        /// A street or an area, made a candidate in ``OSMPlaceExtractor/consume(_:tagged:)``.
+        let feature: Feature?
         /// The object's `addr:country`, a vote for the file's country.
         let country: String?
 
-        init(candidate: Candidate?, country: String?) {
+        init(candidate: Candidate?, feature: Feature? = nil, country: String?) {
             self.candidate = candidate
+            self.feature = feature
             self.country = country
         }
     }
@@ -235,25 +250,9 @@ struct OSMPlaceExtractor {
         }
         guard let tagged else { return nil }
         if let country = tagged.country { countryVotes[country, default: 0] += 1 }
+        if let feature = tagged.feature { return candidate(for: feature, of: element, at: position) }
         guard var candidate = tagged.candidate else { return nil }
         candidate.place.coordinate = position
-        if let key = candidate.sameNameKey {
-            // A street is placed on itself: the centroid of a bent road can lie in a block beside it.
-            if candidate.kind == .street, case .way(let way) = element, let middle = middleNode(of: way) {
-                candidate.place.coordinate = middle
-            }
-            let position = candidate.place.coordinate
-            guard isFirstOfItsName(key, at: position) else { return nil }
-            candidate.alternateNames = Self.alternateNames(candidate.alternateNameTags, name: candidate.place.name)
-            candidate.alternateNameTags = []
-            if candidate.place.address?.city == nil, let city = cityAround(position) {
-                var address = candidate.place.address ?? PostalAddress()
-                address.city = city
-                candidate.place.address = address
-                candidate.place.formattedAddress = address.formatted
-            }
-            return candidate
-        }
         if let city = candidate.place.address?.city {
             citiesByCell[Self.cityCell(latitudeIndex: Self.cellIndex(position.latitude, 50),
                                        longitudeIndex: Self.cellIndex(position.longitude, 25)), default: [:]][city, default: 0] += 1
@@ -340,7 +339,27 @@ struct OSMPlaceExtractor {
         }
     }
 
-    /// Whether no street (or area) of this kind and name (``Candidate/sameNameKey``) was placed within
+    /// The candidate `feature` makes (a street placed on itself: the centroid of a bent road can lie in a block
+    /// beside it), in the city its neighbours name when it names none; `nil` when a street or an area of its kind
+    /// and name already stands within ``sameFeatureReach``.
+    private mutating func candidate(for feature: Feature, of element: OSMElement, at centroid: Coordinate) -> Candidate? {
+        var position = centroid
+        if feature.kind == .street, case .way(let way) = element, let middle = middleNode(of: way) { position = middle }
+        guard isFirstOfItsName(feature.sameNameKey, at: position) else { return nil }
+        var address = feature.address
+        if address?.city == nil, let city = cityAround(position) {
+            address = address ?? PostalAddress()
+            address?.city = city
+        }
+        let place = Place(id: PlaceID(provider: "osm", nativeID: "\(element.type.rawValue)/\(element.id)"), name: feature.name,
+                          coordinate: position, address: address, formattedAddress: address?.formatted,
+                          categories: [feature.label, feature.tag], category: nil, attribution: Self.attribution)
+        return Candidate(place: place, kind: feature.kind, keywords: [feature.label], rawPhone: nil,
+                         alternateNames: Self.alternateNames(feature.alternateNameTags, name: feature.name),
+                         importance: feature.importance)
+    }
+
+    /// Whether no street (or area) of this kind and name (``Feature/sameNameKey``) was placed within
     /// ``sameFeatureReach`` of `position` yet; if none was, it is recorded. The first way of a street in the file
     /// stands for it; a `place` node, which comes before ways and relations, stands for the boundary of the same
     /// name around it.
@@ -391,7 +410,8 @@ struct OSMPlaceExtractor {
         }
         let address = Self.address(read)
         let unplaced = Coordinate(latitude: 0, longitude: 0)
-        let placeID = PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)")
+        // Not built for a street or an area, which most often is not kept (``Feature``).
+        func placeID() -> PlaceID { PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)") }
         if let name = read[.name]?.trimmedOfSpaces, !name.isEmpty, !poiTags.isEmpty {
             let categories = poiTags.map { "\($0.0)=\($0.1)" }
             let category = categories.lazy.compactMap(PlaceCategory.normalize).first
@@ -401,7 +421,7 @@ struct OSMPlaceExtractor {
             let rawPhone = (read[.phone] ?? read[.contactPhone] ?? read[.contactMobile])
                 .flatMap { $0.split(separator: ";").first.map { $0.trimmedOfSpaces } }
             let place = Place(
-                id: placeID, name: name, coordinate: unplaced, address: address, formattedAddress: address?.formatted,
+                id: placeID(), name: name, coordinate: unplaced, address: address, formattedAddress: address?.formatted,
                 phone: rawPhone, website: read[.website] ?? read[.contactWebsite] ?? read[.url],
                 categories: categories, category: category, brand: read[.brand],
                 openingHoursText: read[.openingHours], attribution: Self.attribution)
@@ -411,18 +431,15 @@ struct OSMPlaceExtractor {
                           country: address?.countryCode)
         }
         if let feature, let name = read[.name]?.trimmedOfSpaces, !name.isEmpty {
-            let place = Place(id: placeID, name: name, coordinate: unplaced, address: address,
-                              formattedAddress: address?.formatted, categories: [feature.label, feature.tag], category: nil,
-                              attribution: Self.attribution)
             let key = (feature.kind == .street ? "street " : "area ") + SearchText.words(name).joined(separator: " ")
-            return Tagged(candidate: Candidate(place: place, kind: feature.kind, keywords: [feature.label], rawPhone: nil,
-                                               importance: feature.importance, sameNameKey: key,
-                                               alternateNameTags: read.alternateNameTags),
+            return Tagged(candidate: nil, feature: Feature(name: name, kind: feature.kind, label: feature.label, tag: feature.tag,
+                                                           importance: feature.importance, sameNameKey: key,
+                                                           alternateNameTags: read.alternateNameTags, address: address),
                           country: address?.countryCode)
         }
         if let address, address.houseNumber != nil, address.street != nil {
             let label = [address.street, address.houseNumber].compactMap { $0 }.joined(separator: " ")
-            let place = Place(id: placeID, name: label, coordinate: unplaced, address: address,
+            let place = Place(id: placeID(), name: label, coordinate: unplaced, address: address,
                               formattedAddress: address.formatted, attribution: Self.attribution)
             return Tagged(candidate: Candidate(place: place, kind: .address, keywords: [], rawPhone: nil), country: address.countryCode)
         }
