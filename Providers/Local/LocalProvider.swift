@@ -49,7 +49,8 @@ public struct LocalProvider: PlaceProvider {
 
     public func suggest(_ query: SuggestQuery) async throws -> [Suggestion] {
         try index.suggest(prefix: query.prefix, near: query.near, limit: query.limit).map { place in
-            // A street or a square has no address of its own: what it is ("street") says more than nothing.
+            // A street or a square has no address of its own (only the city around it, when one was found): what it
+            // is ("street") says more than nothing.
             Suggestion(text: place.name, secondaryText: place.formattedAddress ?? place.category ?? place.categories.first,
                        placeID: place.id, coordinate: place.coordinate)
         }
