@@ -116,6 +116,7 @@ struct LocalSearch {
         if text.isEmpty, try everyWordBeginsAnIndexedWord(words) { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
+        if text.isEmpty, hits.isEmpty { text = try streetWithoutTheNumber() }
         var correctedWords = words
         var correction: TypoCorrection?
         if text.isEmpty, hits.isEmpty {
@@ -202,6 +203,27 @@ struct LocalSearch {
         if there.count >= limit { return there }
         let others = segments.count == 2 ? streetHits : try ranked(every: segments[0])
         return there + others.filter { seen.insert($0.rowid).inserted }
+    }
+
+    /// "Mannerheimintie 999", "999 Mannerheimintie": a house number the index does not hold on a street it holds
+    /// finds the street, as a geocoder answers an address it cannot place more closely. Read as typos, the number
+    /// had found a memorial with "100" in its name or the POIs on the street, and the street after them.
+    private func streetWithoutTheNumber() throws -> [Hit] {
+        guard words.count >= 2 else { return [] }
+        let numbers = words.indices.filter { index in
+            let word = words[index].utf8
+            return word.first.map { $0 &- UInt8(ascii: "0") < 10 } ?? false && word.count <= 6
+                && word.allSatisfy { $0 &- UInt8(ascii: "0") < 10 || $0 &- UInt8(ascii: "a") < 26 }
+        }
+        guard numbers.count == 1 else { return [] }
+        var street = words
+        street.remove(at: numbers[0])
+        let named = try mainNames(street.joined(separator: " "), continued: false).map(\.hit)
+        guard let padded = PaddedRowids(named.map(\.rowid)) else { return [] }
+        let streets = try Set(Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT rowid FROM place WHERE kind = 'street' AND rowid IN (\(padded.placeholders))
+            """), arguments: padded.arguments))
+        return named.filter { streets.contains($0.rowid) }
     }
 
     /// "Mannerheimintie, Helsinki", "Kamppi, Helsinki": the places whose main name is the words before the last

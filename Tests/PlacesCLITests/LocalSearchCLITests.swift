@@ -98,6 +98,11 @@ import Testing
         // holds both words.
         #expect(Self.mannerheimintieWays.contains(try places("search", "Mannerheimintie, Helsinki").first?["id"] as? String ?? ""))
         #expect(try places("search", "Kamppi, Helsinki").first?["id"] as? String == "osm:relation/184714")
+        // A house number the street does not have (osmium: no object is addr:street=Mannerheimintie with number 999)
+        // finds the street, as a geocoder answers an address it cannot place more closely.
+        for query in ["Mannerheimintie 999", "999 Mannerheimintie"] {
+            #expect(Self.mannerheimintieWays.contains(try places("search", query).first?["id"] as? String ?? ""), "\(query)")
+        }
         #expect(try cli.run("search", "restaurants in kamppi").stderr.hasPrefix("places: around Kamppi ("))
         let point = "\(street["lat"] as? Double ?? 0),\(street["lon"] as? Double ?? 0)"
         let nearby = try places("nearby", "--at", point, "--radius", "300", "--limit", "50")
