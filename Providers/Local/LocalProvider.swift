@@ -51,7 +51,7 @@ public struct LocalProvider: PlaceProvider {
         try index.suggest(prefix: query.prefix, near: query.near, limit: query.limit).map { place in
             // A street or a square has no address of its own (only the city around it, when one was found): what it
             // is ("street") says more than nothing.
-            Suggestion(text: place.name, secondaryText: place.formattedAddress ?? place.category ?? place.categories.first,
+            Suggestion(text: place.name, secondaryText: place.formattedAddress ?? place.categoryLabel,
                        placeID: place.id, coordinate: place.coordinate)
         }
     }

@@ -18,6 +18,9 @@ public struct Place: Hashable, Sendable, Codable {
     public var categories: [String]
     /// One normalised category shared by all providers (see ``PlaceCategory``).
     public var category: String?
+    /// What the place is, to show or to compare: the normalised category, else the provider's first label
+    /// (`amenity=bicycle_rental`; `street` for a local index's street).
+    public var categoryLabel: String? { category ?? categories.first }
     public var brand: String?
     /// Opening hours as text: OSM's `opening_hours` value, or a provider's weekday descriptions.
     public var openingHoursText: String?

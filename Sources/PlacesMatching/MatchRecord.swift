@@ -38,7 +38,7 @@ public struct MatchRecord: Sendable, Hashable, Codable {
         }
         self.init(id: place.id.description, name: place.name, address: streetLine, city: place.address?.city,
                   phone: place.phone, coordinate: place.coordinate,
-                  category: place.category ?? place.categories.first, countryCode: place.address?.countryCode)
+                  category: place.categoryLabel, countryCode: place.address?.countryCode)
     }
 
     /// What the user asked for. `near` is taken as the place's position: a query typed "near" a

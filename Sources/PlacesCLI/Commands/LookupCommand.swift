@@ -174,7 +174,7 @@ struct LookupCommand: AsyncParsableCommand {
                 let listed = outcome.ambiguousCandidates.map { candidate in
                     // Namesakes (the street Simonkatu and the restaurant on it) say what each is.
                     let kind = names.count { $0 == candidate.name } > 1
-                        ? (candidate.category ?? candidate.categories.first).map(PlaceTable.words) : nil
+                        ? candidate.categoryLabel.map(PlaceTable.words) : nil
                     let distance = reference.map { String(format: "%.0f m", GeoMath.distance($0, candidate.coordinate)) }
                     let details = [kind, distance].compactMap { $0 }
                     return candidate.name + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")

@@ -158,7 +158,7 @@ enum WatchedPlaces {
             }
             for place in found where seen.insert(place.id).inserted {
                 points.append(SpotPoint(id: UUID(), name: place.name, coordinate: place.coordinate, placeID: place.id.description,
-                                        category: place.category ?? place.categories.first))
+                                        category: place.categoryLabel))
             }
         }
         return points

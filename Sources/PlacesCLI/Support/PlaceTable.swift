@@ -10,7 +10,7 @@ enum PlaceTable {
             var name = place.name
             if let matched = place.searchMatch?.matchedName { name += " (\(matched))" }
             if place.searchMatch?.fuzzy == true { name = "~" + name }
-            var row = [String(n + 1), name, words(place.category ?? place.categories.first ?? "")]
+            var row = [String(n + 1), name, words(place.categoryLabel ?? "")]
             if let reference {
                 row.append(formatDistance(GeoMath.distance(reference, place.coordinate)))
             }
