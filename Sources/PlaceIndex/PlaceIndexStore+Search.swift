@@ -210,11 +210,7 @@ struct LocalSearch {
     /// had found a memorial with "100" in its name or the POIs on the street, and the street after them.
     private func streetWithoutTheNumber() throws -> [Hit] {
         guard words.count >= 2 else { return [] }
-        let numbers = words.indices.filter { index in
-            let word = words[index].utf8
-            return word.first.map { $0 &- UInt8(ascii: "0") < 10 } ?? false && word.count <= 6
-                && word.allSatisfy { $0 &- UInt8(ascii: "0") < 10 || $0 &- UInt8(ascii: "a") < 26 }
-        }
+        let numbers = words.indices.filter { SearchText.isHouseNumber(words[$0]) }
         guard numbers.count == 1 else { return [] }
         var street = words
         street.remove(at: numbers[0])
