@@ -453,8 +453,8 @@ public struct SourceFingerprint: Hashable, Sendable {
 }
 
 /// What role a row plays: a named POI, a named street or area (a part of a city, a square, a postcode: found by
-/// search, not listed as what is nearby), an address point (an addressed object without a POI tag: found by reverse geocoding and by address
-/// search), or a GeoNames city.
+/// search, not listed as what is nearby), an address point (an addressed object without a POI tag: found by
+/// reverse geocoding and by address search), or a GeoNames city.
 public enum IndexedPlaceKind: String, Sendable {
     case poi, street, area, address, city
 }

@@ -253,10 +253,7 @@ struct OSMPlaceExtractor {
         if let feature = tagged.feature { return candidate(for: feature, of: element, at: position) }
         guard var candidate = tagged.candidate else { return nil }
         candidate.place.coordinate = position
-        if let city = candidate.place.address?.city {
-            citiesByCell[Self.cityCell(latitudeIndex: Self.cellIndex(position.latitude, 50),
-                                       longitudeIndex: Self.cellIndex(position.longitude, 25)), default: [:]][city, default: 0] += 1
-        }
+        if let city = candidate.place.address?.city { citiesByCell[Self.cityCell(of: position), default: [:]][city, default: 0] += 1 }
         if let address = candidate.place.address, let postcode = address.postcode {
             // A building on a boundary may name two postcodes ("00100;00120"): it counts for each.
             if postcode.utf8.contains(UInt8(ascii: ";")) {
@@ -268,26 +265,36 @@ struct OSMPlaceExtractor {
         return candidate
     }
 
-    /// The city the POIs and address points in the cell of `position` and the eight around it name most (of two
-    /// named as often, the first in alphabetical order); `nil` when none names one. A street's ways come after the
-    /// nodes of the file, so every address node has been counted by then.
+    /// The city the POIs and address points in the cell of `position` and the eight around it name most
+    /// (``mostNamed(_:)``); `nil` when none names one. A street's ways come after the nodes of the file, so every
+    /// address node has been counted by then.
     private func cityAround(_ position: Coordinate) -> String? {
-        let latitudeIndex = Self.cellIndex(position.latitude, 50), longitudeIndex = Self.cellIndex(position.longitude, 25)
         var counts: [String: Int] = [:]
-        for dLatitude: Int64 in -1...1 {
-            for dLongitude: Int64 in -1...1 {
-                for (city, count) in citiesByCell[Self.cityCell(latitudeIndex: latitudeIndex + dLatitude, longitudeIndex: longitudeIndex + dLongitude)] ?? [:] {
+        for north: Int64 in -1...1 {
+            for east: Int64 in -1...1 {
+                for (city, count) in citiesByCell[Self.cityCell(of: position, north: north, east: east)] ?? [:] {
                     counts[city, default: 0] += count
                 }
             }
         }
-        return counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
+        return Self.mostNamed(counts)
     }
 
-    /// The cell index of a latitude or longitude `degrees`, `perDegree` cells to the degree.
-    private static func cellIndex(_ degrees: Double, _ perDegree: Double) -> Int64 { Int64((degrees + 180) * perDegree) }
+    /// The key in ``citiesByCell`` of the cell `position` lies in, or of the one `north` and `east` cells from it.
+    private static func cityCell(of position: Coordinate, north: Int64 = 0, east: Int64 = 0) -> Int64 {
+        (Int64((position.latitude + 180) * 50) + north) << 32 | (Int64((position.longitude + 180) * 25) + east)
+    }
 
-    private static func cityCell(latitudeIndex: Int64, longitudeIndex: Int64) -> Int64 { latitudeIndex << 32 | longitudeIndex }
+    /// The name counted most; of two counted as often, the first in alphabetical order, so that an import always
+    /// gives the same answer (a dictionary lists its keys in another order in every process).
+    private static func mostNamed(_ counts: [String: Int]) -> String? {
+        counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
+    }
+
+    /// An OSM object's id in the index (`osm:way/22906934`).
+    private static func placeID(_ type: OSMElementType, _ id: Int64) -> PlaceID {
+        PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)")
+    }
 
     /// Counts an object at `position` whose `address` names `code` in that postcode's area there. The areas are
     /// changed where they are stored: a copy taken out and put back was copied again, with its counts, for each
@@ -319,16 +326,13 @@ struct OSMPlaceExtractor {
 
     /// The postcodes the file's POIs and address points named, each a place of its own ("00100", as Nominatim finds
     /// the area a postcode covers): at the mean position of the objects naming it, in the city and country they
-    /// name most (of two named as often, the first in alphabetical order, so that an import always gives the same
-    /// answer). A code named again beyond ``postcodeReach`` is another place: `osm:postcode/1000/2`, numbered in
-    /// the order the file names them. Call once every object has been consumed.
+    /// name most (``mostNamed(_:)``). A code named again beyond ``postcodeReach`` is another place:
+    /// `osm:postcode/1000/2`, numbered in the order the file names them. Call once every object has been consumed.
     func postcodeCandidates() -> [Candidate] {
-        func most(_ counts: [String: Int]) -> String? {
-            counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
-        }
-        return postcodes.sorted { $0.key < $1.key }.flatMap { code, areas in
+        postcodes.sorted { $0.key < $1.key }.flatMap { code, areas in
             areas.enumerated().map { number, area in
-                let address = PostalAddress(postcode: code, city: most(area.cities), countryCode: most(area.countries))
+                let address = PostalAddress(postcode: code, city: Self.mostNamed(area.cities),
+                                            countryCode: Self.mostNamed(area.countries))
                 let place = Place(id: PlaceID(provider: "osm", nativeID: "postcode/\(code)" + (number == 0 ? "" : "/\(number + 1)")),
                                   name: code,
                                   coordinate: Coordinate(latitude: area.latitudeSum / area.count, longitude: area.longitudeSum / area.count),
@@ -351,7 +355,7 @@ struct OSMPlaceExtractor {
             address = address ?? PostalAddress()
             address?.city = city
         }
-        let place = Place(id: PlaceID(provider: "osm", nativeID: "\(element.type.rawValue)/\(element.id)"), name: feature.name,
+        let place = Place(id: Self.placeID(element.type, element.id), name: feature.name,
                           coordinate: position, address: address, formattedAddress: address?.formatted,
                           categories: [feature.label, feature.tag], category: nil, attribution: Self.attribution)
         return Candidate(place: place, kind: feature.kind, keywords: [feature.label], rawPhone: nil,
@@ -410,8 +414,6 @@ struct OSMPlaceExtractor {
         }
         let address = Self.address(read)
         let unplaced = Coordinate(latitude: 0, longitude: 0)
-        // Not built for a street or an area, which most often is not kept (``Feature``).
-        func placeID() -> PlaceID { PlaceID(provider: "osm", nativeID: "\(type.rawValue)/\(id)") }
         if let name = read[.name]?.trimmedOfSpaces, !name.isEmpty, !poiTags.isEmpty {
             let categories = poiTags.map { "\($0.0)=\($0.1)" }
             let category = categories.lazy.compactMap(PlaceCategory.normalize).first
@@ -421,7 +423,7 @@ struct OSMPlaceExtractor {
             let rawPhone = (read[.phone] ?? read[.contactPhone] ?? read[.contactMobile])
                 .flatMap { $0.split(separator: ";").first.map { $0.trimmedOfSpaces } }
             let place = Place(
-                id: placeID(), name: name, coordinate: unplaced, address: address, formattedAddress: address?.formatted,
+                id: Self.placeID(type, id), name: name, coordinate: unplaced, address: address, formattedAddress: address?.formatted,
                 phone: rawPhone, website: read[.website] ?? read[.contactWebsite] ?? read[.url],
                 categories: categories, category: category, brand: read[.brand],
                 openingHoursText: read[.openingHours], attribution: Self.attribution)
@@ -439,7 +441,7 @@ struct OSMPlaceExtractor {
         }
         if let address, address.houseNumber != nil, address.street != nil {
             let label = [address.street, address.houseNumber].compactMap { $0 }.joined(separator: " ")
-            let place = Place(id: placeID(), name: label, coordinate: unplaced, address: address,
+            let place = Place(id: Self.placeID(type, id), name: label, coordinate: unplaced, address: address,
                               formattedAddress: address.formatted, attribution: Self.attribution)
             return Tagged(candidate: Candidate(place: place, kind: .address, keywords: [], rawPhone: nil), country: address.countryCode)
         }
