@@ -98,6 +98,10 @@ public final class PreparedRecord: Sendable {
     let streetCount: Int
     /// The core words in alphabetical order, deduplicated; starts index ``bytes``.
     let words: [WordSpan]
+    /// Keys of the name's words with its kind words but without articles, connecting words and company forms,
+    /// sorted and deduplicated: whether one name holds every word of the other ("The Grill" / "Grill on the
+    /// Alley"), which the core words cannot tell once the kind words are gone.
+    let nameWordKeys: [UInt64]
     let phoneKey: UInt64
     let houseKey: UInt64
     let cityKey: UInt64
@@ -105,6 +109,8 @@ public final class PreparedRecord: Sendable {
     /// The core name without its qualifiers ("Le Bistro (Los Angeles)" → "bistro"), when it has any:
     /// the name scorer takes the better of the names with and without them.
     let primary: PackedName?
+    /// Keys of the qualifier's words ("Sketch (The Gallery)" → "gallery"), sorted; empty without a qualifier.
+    let qualifierWordKeys: [UInt64]
     /// Hash of the number words in the name ("Pizzeria 21"), 0 when there are none.
     let numbersKey: UInt64
     /// Bit per generic class ("restaurant", "cafe"…) the full name announces.
@@ -135,6 +141,7 @@ public final class PreparedRecord: Sendable {
         let tokens = PlaceNormalizer.nameTokens(record.name)
         let coreTokens = PlaceNormalizer.coreTokens(tokens)
         coreName = coreTokens.joined(separator: " ")
+        nameWordKeys = Array(Set(PlaceNormalizer.identifyingTokens(tokens).map { Self.key($0) })).sorted()
 
         let packed = PackedName(coreTokens)
         var bytes = packed.bytes
@@ -143,8 +150,16 @@ public final class PreparedRecord: Sendable {
         orderedCount = bytes.count - packed.sortedCount
 
         let primaryName = PlaceNormalizer.primaryName(record.name)
-        primary = primaryName == record.name ? nil
-            : PackedName(PlaceNormalizer.coreTokens(PlaceNormalizer.nameTokens(primaryName)))
+        if primaryName == record.name {
+            primary = nil
+            qualifierWordKeys = []
+        } else {
+            let primaryTokens = PlaceNormalizer.nameTokens(primaryName)
+            primary = PackedName(PlaceNormalizer.coreTokens(primaryTokens))
+            let inPrimary = Set(primaryTokens)
+            qualifierWordKeys = Array(Set(PlaceNormalizer.identifyingTokens(tokens).filter { !inPrimary.contains($0) }.map { Self.key($0) }))
+                .sorted()
+        }
 
         let address = record.address.map(PlaceNormalizer.address)
         let street = TextCode.encode(address?.street ?? "")

@@ -288,6 +288,8 @@ public struct PlaceMatcher: Sendable {
     enum Comparison { case unknown, equal, different }
     enum Limit {
         case none, chainBranch, tooFar, tooFarDespiteIdentity, nameOnly, kindDisagrees, differentKind, otherCountry
+        /// Both names carry a qualifier, and the two share no word: another branch, or another room of one house.
+        case otherQualifier
         /// One name adds a kind word no category explains, and only distance ties the two.
         case kindUnexplained
     }
@@ -315,6 +317,8 @@ public struct PlaceMatcher: Sendable {
         var kindUnexplained = false
         /// Equal phone and street address made a contained or word-sharing name a match.
         var sharedIdentity = false
+        /// An equal phone, and no address that disagrees, made a name holding every word of the other a match.
+        var phoneAndHeldName = false
         /// An exact name no other candidate shares, judged with the wider distance tolerance.
         var uniqueName = false
         /// The names are one typo apart and were scored as the same name.
@@ -337,11 +341,13 @@ public struct PlaceMatcher: Sendable {
         var score = 0.0
     }
 
-    /// The name signal: the names as written, or without their qualifiers when either has one
-    /// ("Le Bistro (Los Angeles)" / "Le Bistro"), whichever agrees better.
+    /// The name signal: the names as written, or without their qualifiers ("Le Bistro (Los Angeles)" / "Le
+    /// Bistro"), whichever agrees better; but not without two qualifiers that share no word ("Sketch (The
+    /// Gallery)" and "Sketch (The Lecture Room)" are two rooms of one house, "Le Bistro (Pasadena)" and "Le
+    /// Bistro (Los Angeles)" two branches).
     func nameScore(_ a: PreparedRecord, _ b: PreparedRecord) -> Double {
         let full = a.withName { nameA in b.withName { nameB in NameSimilarity.score(nameA, nameB) } }
-        guard full < 1, a.primary != nil || b.primary != nil else { return full }
+        guard full < 1, a.primary != nil || b.primary != nil, !Self.qualifiersDiffer(a, b) else { return full }
         return max(full, a.withPrimaryName { nameA in b.withPrimaryName { nameB in NameSimilarity.score(nameA, nameB) } })
     }
 
@@ -384,6 +390,7 @@ public struct PlaceMatcher: Sendable {
     func evaluate(_ a: PreparedRecord, _ b: PreparedRecord, distanceTolerance: Double? = nil, nameFloor: Double = 0,
                   cityCorroborates: Bool = false) -> Evidence {
         var e = Evidence()
+        let otherQualifier = Self.qualifiersDiffer(a, b)
         let chainDistance = max(thresholds.chainDistance, distanceTolerance ?? 0)
         let maxDistance = max(thresholds.maxDistance, distanceTolerance ?? 0)
         e.name = max(nameScore(a, b), nameFloor)
@@ -438,13 +445,19 @@ public struct PlaceMatcher: Sendable {
         let identity = e.phone == .equal || e.addressEqual
         // Equal phone and equal street address with house number: one name containing the other, or
         // sharing its distinctive word, is then the same place ("Nick's" / "Nick's Famous Pizza").
+        // With an equal phone and no address that disagrees, one name holding every word of the other is
+        // too: a guide's short name and another's long one ("Oyster Bar" / "Grand Central Oyster Bar",
+        // "The Grill" / "Grill on the Alley", whose only shared word is a kind word).
         // Scored below a full name match, so one-to-one assignment still pairs two venues of one
         // hotel with their own counterparts.
-        if e.phone == .equal && e.addressEqual && e.houseNumber == .equal && s < thresholds.accept + 0.05
-            && !e.genericConflict && !e.numberConflict && !e.categoryConflict && !e.kindWordConflict
-            && sharesWord(a, b) {
-            e.sharedIdentity = true
-            s = thresholds.accept + 0.05
+        if e.phone == .equal && s < thresholds.accept + 0.05 && !otherQualifier
+            && !e.genericConflict && !e.numberConflict && !e.categoryConflict && !e.kindWordConflict {
+            if e.addressEqual && e.houseNumber == .equal && sharesWord(a, b) {
+                e.sharedIdentity = true
+            } else if e.houseNumber != .different && (e.street ?? 1) >= 0.6 && Self.oneNameHoldsTheOther(a, b) {
+                e.phoneAndHeldName = true
+            }
+            if e.sharedIdentity || e.phoneAndHeldName { s = thresholds.accept + 0.05 }
         }
         // Shared generic and locality words ("Books", "Helsinki") lift the name score of two different
         // businesses; only words that agree make a match. Checked only when it could decide the verdict.
@@ -475,15 +488,36 @@ public struct PlaceMatcher: Sendable {
             e.limit = .kindDisagrees
         } else if e.limit == .none && e.kindUnexplained && !identity {
             e.limit = .kindUnexplained
+        } else if e.limit == .none && otherQualifier {
+            e.limit = .otherQualifier
         }
         switch e.limit {
         case .none: break
-        case .chainBranch, .tooFarDespiteIdentity, .nameOnly, .kindDisagrees, .kindUnexplained:
+        case .chainBranch, .tooFarDespiteIdentity, .nameOnly, .kindDisagrees, .kindUnexplained, .otherQualifier:
             s = min(s, below(thresholds.accept))
         case .tooFar, .differentKind, .otherCountry: s = min(s, below(thresholds.review))
         }
         e.score = s
         return e
+    }
+
+    /// Both names carry a qualifier, and the two share no word.
+    static func qualifiersDiffer(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
+        !a.qualifierWordKeys.isEmpty && !b.qualifierWordKeys.isEmpty && Set(a.qualifierWordKeys).isDisjoint(with: b.qualifierWordKeys)
+    }
+
+    /// Every word of one name (kind words included; articles, connecting words and company forms not) is a
+    /// word of the other.
+    static func oneNameHoldsTheOther(_ a: PreparedRecord, _ b: PreparedRecord) -> Bool {
+        let (short, long) = a.nameWordKeys.count <= b.nameWordKeys.count ? (a.nameWordKeys, b.nameWordKeys) : (b.nameWordKeys, a.nameWordKeys)
+        guard !short.isEmpty else { return false }
+        var index = long.startIndex
+        for key in short {
+            while index < long.endIndex && long[index] < key { index += 1 }
+            guard index < long.endIndex && long[index] == key else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Both names announce a kind of place, and not the same one: different classes ("Cafe X" / "X Bar"),
@@ -605,6 +639,9 @@ public struct PlaceMatcher: Sendable {
         if e.sharedIdentity {
             add(.address, .agrees, "equal phone and street address, and the names share a word")
         }
+        if e.phoneAndHeldName {
+            add(.phone, .agrees, "equal phone, and one name holds every word of the other")
+        }
         if e.city == .different {
             add(.city, .disagrees, "\(a.city ?? "") vs \(b.city ?? "")")
         }
@@ -627,6 +664,8 @@ public struct PlaceMatcher: Sendable {
             add(.category, .limits, "a city, region or country cannot be a place with a street address, phone or venue category")
         case .otherCountry:
             add(.location, .limits, "in different countries")
+        case .otherQualifier:
+            add(.name, .limits, "both names carry a qualifier, and not the same one: another branch or room")
         }
         return reasons
     }

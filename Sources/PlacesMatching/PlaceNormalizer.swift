@@ -119,6 +119,12 @@ public enum PlaceNormalizer {
         coreTokens(nameTokens(name)).joined(separator: " ")
     }
 
+    /// A name's words without articles, connecting words and company forms, kind words kept: "The Grill" →
+    /// "grill", "Grill on the Alley" → "grill on alley".
+    static func identifyingTokens(_ tokens: [String]) -> [String] {
+        tokens.filter { !articles.contains($0) && !connectingWords.contains($0) && !legalSuffixes.contains($0) }
+    }
+
     static func coreTokens(_ tokens: [String]) -> [String] {
         var kept = tokens
         // "The Cheesecake Factory", the directory style "Cheesecake Factory, The", "Restaurant The Zetor".

@@ -26,6 +26,64 @@ import Testing
         }
     }
 
+    @Test func anEqualPhoneMakesANameHoldingEveryWordOfTheOtherAMatch() {
+        // A guide's short name against another's long one, the only shared word a kind word, or the addresses
+        // written without a house number.
+        let grill = MatchRecord(id: "a", name: "Grill on the Alley", address: "9560 Dayton Way", city: "Los Angeles",
+                                phone: "310/276-0615", category: "American")
+        let theGrill = MatchRecord(id: "b", name: "The Grill", address: "9560 Dayton Way", city: "Beverly Hills",
+                                   phone: "310-276-0615", category: "American (Traditional)")
+        #expect(verdict(grill, theGrill) == .match, "\(matcher.compare(grill, theGrill).reasons)")
+        let oysterBar = MatchRecord(id: "a", name: "Oyster Bar", address: "Grand Central Station, Lower Level",
+                                    city: "New York", phone: "212/490-6650")
+        let grandCentral = MatchRecord(id: "b", name: "Grand Central Oyster Bar", address: "Grand Central, lower level",
+                                       city: "New York City", phone: "212-490-6650")
+        #expect(verdict(oysterBar, grandCentral) == .match, "\(matcher.compare(oysterBar, grandCentral).reasons)")
+        let museum = MatchRecord(id: "a", name: "Tassio Press Museum", address: "1562 1st Rd", city: "San Francisco",
+                                 phone: "415.498.6259", category: "museum")
+        let noAddress = MatchRecord(id: "b", name: "Tassio Press", city: "San Francisco", phone: "415/ 498-6259")
+        #expect(verdict(museum, noAddress) == .match, "\(matcher.compare(museum, noAddress).reasons)")
+
+        // Each of these takes one piece away: the phone, the house number, a word only the short name has.
+        var otherPhone = theGrill
+        otherPhone.phone = "310-276-0999"
+        #expect(verdict(grill, otherPhone) != .match)
+        var otherNumber = grandCentral
+        otherNumber.address = "12 Grand Central, lower level"
+        var numbered = oysterBar
+        numbered.address = "89 Grand Central, lower level"
+        #expect(verdict(numbered, otherNumber) != .match, "\(matcher.compare(numbered, otherNumber).reasons)")
+        var withoutAddresses = (oysterBar, grandCentral)
+        withoutAddresses.0.address = nil
+        withoutAddresses.1.address = nil
+        #expect(verdict(withoutAddresses.0, withoutAddresses.1) == .match)
+        withoutAddresses.0.name = "Oyster Bar Annex"
+        #expect(verdict(withoutAddresses.0, withoutAddresses.1) == .review)
+        // A hotel and the café in it may share the switchboard: the kinds still tell them apart.
+        let hotel = MatchRecord(id: "a", name: "Grand Hotel", address: "1 Grand Plaza", city: "Chicago", phone: "312-555-0100")
+        let cafe = MatchRecord(id: "b", name: "Grand Hotel Cafe", address: "1 Grand Plaza", city: "Chicago", phone: "312-555-0100")
+        #expect(verdict(hotel, cafe) != .match)
+    }
+
+    @Test func twoDifferentQualifiersAreTwoVenues() {
+        // Rooms of one house share its address and phone; branches share the name.
+        let lectureRoom = MatchRecord(id: "a", name: "Sketch (The Lecture Room)", address: "9 Conduit St", city: "London",
+                                      phone: "020 7659 4500", countryCode: "GB")
+        let gallery = MatchRecord(id: "b", name: "Sketch (The Gallery)", address: "9 Conduit Street", city: "London",
+                                  phone: "+44 20 7659 4500")
+        #expect(verdict(lectureRoom, gallery) != .match, "\(matcher.compare(lectureRoom, gallery).reasons)")
+        let pasadena = MatchRecord(id: "a", name: "Le Bistro (Pasadena)", address: "52 Colorado Blvd", city: "Pasadena")
+        let losAngeles = MatchRecord(id: "b", name: "Le Bistro (Los Angeles)", address: "52 Colorado Boulevard", city: "Pasadena")
+        #expect(verdict(pasadena, losAngeles) != .match, "\(matcher.compare(pasadena, losAngeles).reasons)")
+        // One qualifier, or two that share a word, is the same place written two ways.
+        var bare = gallery
+        bare.name = "Sketch"
+        #expect(verdict(lectureRoom, bare) == .match)
+        var oldTown = losAngeles
+        oldTown.name = "Le Bistro (Old Town Pasadena)"
+        #expect(verdict(pasadena, oldTown) == .match, "\(matcher.compare(pasadena, oldTown).reasons)")
+    }
+
     @Test func aNewPhoneWithEqualNameAndAddressStillMatches() {
         let old = MatchRecord(id: "a", name: "Chez Marie", address: "52 Colorado Blvd", city: "Pasadena", phone: "626/555-0101")
         let new = MatchRecord(id: "b", name: "Chez Marie (Pasadena)", address: "52 Colorado Boulevard", city: "Pasadena",
