@@ -116,7 +116,7 @@ struct LocalSearch {
         if text.isEmpty, try everyWordBeginsAnIndexedWord(words) { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
-        if text.isEmpty, hits.isEmpty { text = try streetWithoutTheNumber() }
+        if text.isEmpty, hits.isEmpty { text = try streetWithoutTheNumber(segments) }
         var correctedWords = words
         var correction: TypoCorrection?
         if text.isEmpty, hits.isEmpty {
@@ -208,18 +208,47 @@ struct LocalSearch {
     /// "Mannerheimintie 999", "999 Mannerheimintie": a house number the index does not hold on a street it holds
     /// finds the street, as a geocoder answers an address it cannot place more closely. Read as typos, the number
     /// had found a memorial with "100" in its name or the POIs on the street, and the street after them.
-    private func streetWithoutTheNumber() throws -> [Hit] {
-        guard words.count >= 2 else { return [] }
-        let numbers = words.indices.filter { SearchText.isHouseNumber(words[$0]) }
+    ///
+    /// "Norra Esplanaden 33", "Mannerheimvägen 5, Helsinki": a street typed by another of its names (the other
+    /// language's, a nickname) finds the address on its main name, which is the one addresses are written with,
+    /// else the street. Read word by word, "Mannerheimvägen 5" had put the Romanian city "Sector 5" first.
+    private func streetWithoutTheNumber(_ segments: [[String]]) throws -> [Hit] {
+        var typed = words
+        if segments.count >= 2, try isCityName(segments[segments.count - 1].joined(separator: " ")) {
+            typed = Array(segments.dropLast().joined())
+        }
+        guard typed.count >= 2 else { return [] }
+        let numbers = typed.indices.filter { SearchText.isHouseNumber(typed[$0]) }
         guard numbers.count == 1 else { return [] }
-        var street = words
-        street.remove(at: numbers[0])
-        let named = try mainNames(street.joined(separator: " "), continued: false).map(\.hit)
-        guard let padded = PaddedRowids(named.map(\.rowid)) else { return [] }
-        let streets = try Set(Int64.fetchAll(db.cachedStatement(sql: """
-            SELECT rowid FROM place WHERE kind = 'street' AND rowid IN (\(padded.placeholders))
-            """), arguments: padded.arguments))
-        return named.filter { streets.contains($0.rowid) }
+        let number = typed.remove(at: numbers[0])
+        let streetName = typed.joined(separator: " ")
+        let named = try mainNames(streetName, continued: false).map(\.hit)
+        if let padded = PaddedRowids(named.map(\.rowid)) {
+            let streets = try Set(Int64.fetchAll(db.cachedStatement(sql: """
+                SELECT rowid FROM place WHERE kind = 'street' AND rowid IN (\(padded.placeholders))
+                """), arguments: padded.arguments))
+            let found = named.filter { streets.contains($0.rowid) }
+            if !found.isEmpty { return found }
+        }
+        // Other names are kept as "| name | other name |" (see PreparedPlace).
+        let otherNamed = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT p.rowid, p.search_name FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
+            WHERE place_fts MATCH ?1 AND p.kind = 'street' AND instr(p.search_alt, ?2) > 0 LIMIT \(candidatesRead)
+            """), arguments: [FullTextQuery.names(FullTextQuery.all(typed), brand: false), "| \(streetName) |"])
+        guard !otherNamed.isEmpty else { return [] }
+        var addresses: [Hit] = []
+        var seen = Set<Int64>()
+        for mainName in Set(otherNamed.map { $0[1] as String }).sorted() {
+            // Ranked as if typed so (a place named the address itself first).
+            let onTheStreet = mainName.split(separator: " ").map(String.init) + [number]
+            let typedSo = LocalSearch(db: db, words: onTheStreet, near: near, radius: radius, filter: filter, limit: limit, facts: facts)
+            addresses += try typedSo.ranked(every: onTheStreet).filter { seen.insert($0.rowid).inserted }
+        }
+        if !addresses.isEmpty { return addresses.sorted { $0.score > $1.score } }
+        return try otherNamed.map { row in
+            let rowid: Int64 = row[0]
+            return Hit(rowid: rowid, score: 0)
+        }
     }
 
     /// "Mannerheimintie, Helsinki", "Kamppi, Helsinki": the places whose main name is the words before the last

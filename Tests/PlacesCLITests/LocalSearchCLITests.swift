@@ -103,6 +103,16 @@ import Testing
         for query in ["Mannerheimintie 999", "999 Mannerheimintie"] {
             #expect(Self.mannerheimintieWays.contains(try places("search", query).first?["id"] as? String ?? ""), "\(query)")
         }
+        // Typed by another of its names, the Swedish one or a nickname, with a house number: the address on the
+        // street's main name, which addresses are written with (osmium: n2927523300 addr:street=Pohjoisesplanadi
+        // addr:housenumber=33, the street's name:sv=Norra Esplanaden; n317574802 Mannerheimintie 5, the street's
+        // name:sv=Mannerheimvägen, loc_name=Mansku). Before, "Mannerheimvägen 5" put the Romanian city Sector 5 first.
+        for (query, address) in [("Norra Esplanaden 33", "osm:node/2927523300"), ("Mannerheimvägen 5", "osm:node/317574802"),
+                                 ("Mannerheimvägen 5, Helsinki", "osm:node/317574802"), ("mansku 5", "osm:node/317574802")] {
+            #expect(try places("search", query).first?["id"] as? String == address, "\(query)")
+        }
+        // A number the street does not have: the street, as with its main name.
+        #expect(Self.mannerheimintieWays.contains(try places("search", "Mannerheimvägen 999").first?["id"] as? String ?? ""))
         #expect(try cli.run("search", "restaurants in kamppi").stderr.hasPrefix("places: around Kamppi ("))
         let point = "\(street["lat"] as? Double ?? 0),\(street["lon"] as? Double ?? 0)"
         let nearby = try places("nearby", "--at", point, "--radius", "300", "--limit", "50")
