@@ -5,7 +5,7 @@ code under test: OSM tags read with pyosmium (`pip install osmium`), GeoNames ro
     python3 bench/local_queries.py > bench/local-queries.jsonl
     swift run -c release places-bench local-queries bench/local-queries.jsonl
 
-Eleven kinds, each line {"kind", "query", "near" (or null), "expected": [ids]} — a query counts as found in
+Twelve kinds, each line {"kind", "query", "near" (or null), "expected": [ids]} — a query counts as found in
 top k when any expected id is among the first k results:
 
   poi_exact    a POI's exact name (names unique in the extract), no --near
@@ -23,8 +23,10 @@ top k when any expected id is among the first k results:
                district boundaries (admin_level 9+)
   postcode     every postcode an object's addr:postcode names, alone and followed by the city most of them name;
                expected: osm:postcode/<code>
+  address_sv   "Street 9" and "Street 9, Helsingfors" with the street's Swedish name (name:sv of its ways), which the
+               address itself is not tagged with
 
-The last three were added later with an RNG of their own, so the first eight kinds' queries stay as they were.
+The last four were added later with RNGs of their own, so the first eight kinds' queries stay as they were.
 
 Seeded, so the file is reproducible. Nothing here is taken from public geocoding query sets.
 """
@@ -265,6 +267,20 @@ def main():
         cities = postcodes[code]
         if cities:
             add("postcode", code + " " + max(sorted(cities), key=lambda c: cities[c]), [f"osm:postcode/{code}"])
+
+    # Addresses on a street typed by its Swedish name ("Norra Esplanaden 33"); addresses are tagged with the Finnish one.
+    swedish_rng = random.Random(19)
+    swedish_of = {}
+    for o in objects:
+        tags = o["tags"]
+        if o["id"].startswith("osm:way/") and tags.get("highway") and tags.get("name", "").strip() and tags.get("name:sv", "").strip() \
+                and words(tags["name:sv"]) != words(tags["name"]):
+            swedish_of.setdefault(tags["name"].strip(), set()).add(tags["name:sv"].strip())
+    on_swedish = sorted(key for key in addresses if len(swedish_of.get(key[0], ())) == 1)
+    for i, key in enumerate(swedish_rng.sample(on_swedish, min(20, len(on_swedish)))):
+        street, number = key
+        swedish = next(iter(swedish_of[street]))
+        add("address_sv", f"{swedish} {number}" if i % 2 == 0 else f"{swedish} {number}, Helsingfors", addresses[key])
 
     for q in queries:
         print(json.dumps(q, ensure_ascii=False))

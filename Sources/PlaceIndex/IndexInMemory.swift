@@ -73,6 +73,8 @@ final class SearchFacts: Sendable {
         case fullTextMatches(String, upTo: Int)
         /// Whether a folded name is a city's main name (1) or not (0).
         case cityName(String)
+        /// The rowid of the most important city with this folded name among its other names, or 0.
+        case cityByOtherName(String)
     }
 
     static let capacity = 8_192
@@ -98,7 +100,7 @@ extension SearchFacts.Question {
     fileprivate var textLength: Int {
         switch self {
         case .fullTextMatches(let match, _): match.utf8.count
-        case .cityName(let name): name.utf8.count
+        case .cityName(let name), .cityByOtherName(let name): name.utf8.count
         }
     }
 }

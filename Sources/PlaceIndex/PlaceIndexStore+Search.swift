@@ -184,8 +184,7 @@ struct LocalSearch {
     /// benchmark's size, ~6 ms, against ~0.3 ms for "mikonkatu" and "25"); holding it is what matters, not how
     /// rare it is.
     private func rankedAddressInCity(_ segments: [[String]]) throws -> [Hit]? {
-        let city = segments[segments.count - 1].joined(separator: " ")
-        guard try isCityName(city) else { return nil }
+        guard let city = try cityAfterTheLastComma(segments) else { return nil }
         let street = Array(segments.dropLast().joined())
         let streetHits = try ranked(every: street)
         let inCity = try rowids(holding: city, among: streetHits.map(\.rowid))
@@ -214,7 +213,7 @@ struct LocalSearch {
     /// else the street. Read word by word, "Mannerheimvägen 5" had put the Romanian city "Sector 5" first.
     private func streetWithoutTheNumber(_ segments: [[String]]) throws -> [Hit] {
         var typed = words
-        if segments.count >= 2, try isCityName(segments[segments.count - 1].joined(separator: " ")) {
+        if try cityAfterTheLastComma(segments) != nil {
             typed = Array(segments.dropLast().joined())
         }
         guard typed.count >= 2 else { return [] }
@@ -256,8 +255,7 @@ struct LocalSearch {
     /// appear in hundreds of addresses in that city rank those addresses with the city's name above the street or
     /// the part of the city that bears the name. Nothing when the last part is not a city's name.
     private func namedBeforeTheCity(_ segments: [[String]]) throws -> [Hit] {
-        let city = segments[segments.count - 1].joined(separator: " ")
-        guard try isCityName(city) else { return [] }
+        guard let city = try cityAfterTheLastComma(segments) else { return [] }
         let named = try mainNames(segments.dropLast().joined().joined(separator: " "), continued: false).map(\.hit)
         let inCity = try rowids(holding: city, among: named.map(\.rowid))
         return named.filter { inCity.contains($0.rowid) }
@@ -500,6 +498,25 @@ struct LocalSearch {
     /// Whether `word` is in ``commonMatches`` places or more.
     private func isCommon(_ word: String) throws -> Bool {
         try fullTextMatches(FullTextQuery.quoted(word), upTo: Self.commonMatches) >= Self.commonMatches
+    }
+
+    /// The main name (folded) of the city the part after the last comma names: by its main name, or by another
+    /// of its names ("Mannerheimvägen 5, Helsingfors": addresses name the city Helsinki). By another name, the most
+    /// important city so called. `nil` without a comma or when that part names no city.
+    private func cityAfterTheLastComma(_ segments: [[String]]) throws -> String? {
+        guard segments.count >= 2 else { return nil }
+        let name = segments[segments.count - 1].joined(separator: " ")
+        if try isCityName(name) { return name }
+        let rowid = try remembered(.cityByOtherName(name)) {
+            // Other names are kept as "| name | other name |" (see PreparedPlace).
+            try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT p.rowid FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
+                WHERE place_fts MATCH ?1 AND p.kind = 'city' AND instr(p.search_alt, ?2) > 0
+                ORDER BY p.importance DESC LIMIT 1
+                """), arguments: [FullTextQuery.names(FullTextQuery.all(segments[segments.count - 1]), brand: false), "| \(name) |"]) ?? 0
+        }
+        guard rowid != 0 else { return nil }
+        return try String.fetchOne(db.cachedStatement(sql: "SELECT search_name FROM place WHERE rowid = ?"), arguments: [rowid])
     }
 
     /// Whether `name` (folded words joined by spaces) is the main name of a city in the index.

@@ -108,7 +108,10 @@ import Testing
         // addr:housenumber=33, the street's name:sv=Norra Esplanaden; n317574802 Mannerheimintie 5, the street's
         // name:sv=Mannerheimvägen, loc_name=Mansku). Before, "Mannerheimvägen 5" put the Romanian city Sector 5 first.
         for (query, address) in [("Norra Esplanaden 33", "osm:node/2927523300"), ("Mannerheimvägen 5", "osm:node/317574802"),
-                                 ("Mannerheimvägen 5, Helsinki", "osm:node/317574802"), ("mansku 5", "osm:node/317574802")] {
+                                 ("Mannerheimvägen 5, Helsinki", "osm:node/317574802"), ("mansku 5", "osm:node/317574802"),
+                                 // The city by its Swedish name too (GeoNames: Helsingfors is one of Helsinki's names).
+                                 ("Mannerheimvägen 5, Helsingfors", "osm:node/317574802"),
+                                 ("Mannerheimintie 5, Helsingfors", "osm:node/317574802")] {
             #expect(try places("search", query).first?["id"] as? String == address, "\(query)")
         }
         // A number the street does not have: the street, as with its main name.
