@@ -68,6 +68,12 @@ struct LocalSearch {
     /// the merge with other matches still leaves a full page.
     var candidatesRead: Int { max(limit * 20, 200) }
 
+    /// This search as if `words` had been typed: a ranking gives a place named exactly so its whole-name
+    /// bonus, which it gives by the words typed.
+    func asIfTyped(_ words: [String]) -> LocalSearch {
+        LocalSearch(db: db, words: words, near: near, radius: radius, filter: filter, limit: limit, facts: facts)
+    }
+
     /// A matching row, scored but not yet read in full.
     struct Hit {
         var rowid: Int64
@@ -122,9 +128,11 @@ struct LocalSearch {
         if text.isEmpty, hits.isEmpty {
             correction = try TypoCorrection(words: words, db: db)
             if let correction {
-                // The likeliest correction first; any close one only when that finds nothing.
-                text = try ranked(every: correction.bestWords)
-                if text.isEmpty { text = try ranked(correction.match) }
+                // The likeliest correction first; any close one only when that finds nothing. Ranked as if typed
+                // right: "manerheimintie" listed two POIs on Mannerheimintie before the street.
+                let typedRight = asIfTyped(correction.bestWords)
+                text = try typedRight.ranked(every: correction.bestWords)
+                if text.isEmpty { text = try typedRight.ranked(correction.match) }
                 text = text.map { Hit(rowid: $0.rowid, score: $0.score, fuzzy: true) }
                 correctedWords = correction.bestWords
             }
@@ -240,8 +248,7 @@ struct LocalSearch {
         for mainName in Set(otherNamed.map { $0[1] as String }).sorted() {
             // Ranked as if typed so (a place named the address itself first).
             let onTheStreet = mainName.split(separator: " ").map(String.init) + [number]
-            let typedSo = LocalSearch(db: db, words: onTheStreet, near: near, radius: radius, filter: filter, limit: limit, facts: facts)
-            addresses += try typedSo.ranked(every: onTheStreet).filter { seen.insert($0.rowid).inserted }
+            addresses += try asIfTyped(onTheStreet).ranked(every: onTheStreet).filter { seen.insert($0.rowid).inserted }
         }
         if !addresses.isEmpty { return addresses.sorted { $0.score > $1.score } }
         return try otherNamed.map { row in
