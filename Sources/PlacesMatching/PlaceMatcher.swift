@@ -47,12 +47,18 @@ public struct MatchResult: Sendable, Codable {
     /// ("Kalmari" when "Kalmari Grill" and "Kalmari Pizzeria" share a building): the words typed cannot
     /// tell them apart. Set only by ``PlaceMatcher/compare(query:candidates:)``.
     public var ambiguous: Bool
+    /// One of several candidates named as typed, none near enough to be taken for the one meant: a chain's
+    /// branches ("Fazer Cafe" 200 m from the nearest of three). Each is a `review`; a source that knows a nearer
+    /// branch may still answer. Set only by ``PlaceMatcher/compare(query:candidates:)``.
+    public var branchBeyondReach: Bool
 
-    public init(score: Double, verdict: MatchVerdict, reasons: [MatchReason], ambiguous: Bool = false) {
+    public init(score: Double, verdict: MatchVerdict, reasons: [MatchReason], ambiguous: Bool = false,
+                branchBeyondReach: Bool = false) {
         self.score = score
         self.verdict = verdict
         self.reasons = reasons
         self.ambiguous = ambiguous
+        self.branchBeyondReach = branchBeyondReach
     }
 }
 
@@ -242,9 +248,25 @@ public struct PlaceMatcher: Sendable {
                 }
             }
         }
+        // Several places bear the name typed, none near enough to be taken for the one meant ("Fazer Cafe" asked
+        // 200 m from the nearest of a chain's three cafés of that name within 450 m): each is a branch the
+        // question may mean, a `review` rather than no answer ("no such place", cached for hours).
+        if !evidence.contains(where: { $0.score >= thresholds.review }) {
+            let branches = prepared.indices.filter { i in
+                evidence[i].name >= 1 && [.chainBranch, .tooFar].contains(evidence[i].limit)
+                    && (evidence[i].distance ?? .infinity) <= thresholds.uniqueNameDistance
+            }
+            if branches.count >= 2 {
+                for i in branches {
+                    evidence[i].branchBeyondReach = true
+                    evidence[i].score = thresholds.review
+                }
+            }
+        }
         return prepared.indices.map { i in
             MatchResult(score: evidence[i].score, verdict: verdict(evidence[i].score),
-                        reasons: reasons(evidence[i], questions[i], prepared[i]), ambiguous: evidence[i].ambiguous)
+                        reasons: reasons(evidence[i], questions[i], prepared[i]), ambiguous: evidence[i].ambiguous,
+                        branchBeyondReach: evidence[i].branchBeyondReach)
         }
     }
 
@@ -327,6 +349,8 @@ public struct PlaceMatcher: Sendable {
         var cityCorroborates = false
         /// Another candidate, a different place, fits the query about as well.
         var ambiguous = false
+        /// One of several candidates named as typed, all beyond the distance that would take one for the place meant.
+        var branchBeyondReach = false
         /// The candidate's name adds a kind of place ("Café") the question did not name.
         var kindUnasked = false
         /// The question names a kind of place ("Bistro") the candidate's name does not.
@@ -619,6 +643,9 @@ public struct PlaceMatcher: Sendable {
         }
         if e.ambiguous {
             add(.name, .limits, "another candidate, a different place, fits the question about as well")
+        }
+        if e.branchBeyondReach {
+            add(.name, .limits, "other places bear this name too, none near enough to be the one meant: a chain's branches")
         }
         if let d = e.distance {
             let agreement: MatchAgreement = d <= 25 ? .agrees : d <= thresholds.chainDistance ? .partial : .disagrees

@@ -36,7 +36,7 @@ public struct MatcherScorer: CandidateScorer {
             case .nonMatch: .nonMatch
             }
             return CandidateScore(score: result.score, verdict: verdict, reasons: result.reasons.map { "\($0)" },
-                                  ambiguous: result.ambiguous)
+                                  ambiguous: result.ambiguous, branchBeyondReach: result.branchBeyondReach)
         }
     }
 }

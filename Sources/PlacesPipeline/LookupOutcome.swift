@@ -40,23 +40,29 @@ public struct CandidateScore: Sendable, Hashable, Codable {
     /// Another candidate of the same answer, a different place, fits the question as well: the words
     /// typed cannot tell them apart ("Kalmari" for Kalmari Grill and Kalmari Pizzeria side by side).
     public var ambiguous: Bool
+    /// One of several candidates named as typed, none near enough to be the one meant (a chain's branches):
+    /// listed when no source answers better, without stopping the paid ones, which may know a nearer branch.
+    public var branchBeyondReach: Bool
 
-    public init(score: Double, verdict: LookupVerdict, reasons: [String] = [], ambiguous: Bool = false) {
+    public init(score: Double, verdict: LookupVerdict, reasons: [String] = [], ambiguous: Bool = false,
+                branchBeyondReach: Bool = false) {
         self.score = score
         self.verdict = verdict
         self.reasons = reasons
         self.ambiguous = ambiguous
+        self.branchBeyondReach = branchBeyondReach
     }
 
-    private enum CodingKeys: String, CodingKey { case score, verdict, reasons, ambiguous }
+    private enum CodingKeys: String, CodingKey { case score, verdict, reasons, ambiguous, branchBeyondReach }
 
-    /// Reads cache entries written before `ambiguous` existed as not ambiguous.
+    /// Reads cache entries written before `ambiguous` or `branchBeyondReach` existed as neither.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         score = try container.decode(Double.self, forKey: .score)
         verdict = try container.decode(LookupVerdict.self, forKey: .verdict)
         reasons = try container.decode([String].self, forKey: .reasons)
         ambiguous = try container.decodeIfPresent(Bool.self, forKey: .ambiguous) ?? false
+        branchBeyondReach = try container.decodeIfPresent(Bool.self, forKey: .branchBeyondReach) ?? false
     }
 }
 

@@ -218,6 +218,9 @@ public final class LookupPipeline: Sendable {
         var stopReason = StopReason.chainExhausted
         var merged: Place?
         var ambiguity: (places: [Place], score: CandidateScore, provider: String)?
+        // A chain's branches named as typed, none near enough (``CandidateScore/branchBeyondReach``): the answer
+        // when no source answers better.
+        var branches: (places: [Place], score: CandidateScore, provider: String)?
         // The one cheap candidate a free probe may settle (``IDProbe/candidate``), found once.
         var probeCandidate: IDProbe.Candidate?
         var probeTried = false
@@ -323,6 +326,10 @@ public final class LookupPipeline: Sendable {
                 if ambiguity == nil, fitting.count >= 2 {
                     ambiguity = (fitting.map(\.place), fitting[0].score, provider.name)
                 }
+                let named = scored.filter { $0.score.branchBeyondReach }
+                if branches == nil, named.count >= 2 {
+                    branches = (named.map(\.place), named[0].score, provider.name)
+                }
                 if policy.freeProbes, probeCandidate == nil, ambiguity == nil {
                     probeCandidate = IDProbe.candidate(query, scored: scored, provider: provider.name, scorer: scorer,
                                                        required: request.requiredFields, merger: policy.merger, clock: clock)
@@ -336,11 +343,13 @@ public final class LookupPipeline: Sendable {
             budgetExhausted: budgetExhausted, budgetNote: budgetExhausted ? budgetNote : nil, stopReason: stopReason,
             calls: calls, failures: failures, answeredBy: firstMatchedBy, coalesced: false, steps: steps)
         outcome.probes = probes
-        if merged == nil, let ambiguity {
-            outcome.place = ambiguity.places[0]
-            outcome.match = ambiguity.score
-            outcome.answeredBy = ambiguity.provider
-            outcome.ambiguousCandidates = ambiguity.places
+        if merged == nil, let found = ambiguity ?? branches.flatMap({ branches in
+            bestOther.map { $0.score.score > branches.score.score } == true ? nil : branches
+        }) {
+            outcome.place = found.places[0]
+            outcome.match = found.score
+            outcome.answeredBy = found.provider
+            outcome.ambiguousCandidates = found.places
         } else if merged == nil, let bestOther, bestOther.score.verdict == .review {
             outcome.place = bestOther.place
             outcome.match = bestOther.score

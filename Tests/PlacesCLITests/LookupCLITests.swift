@@ -44,6 +44,24 @@ import Testing
                 "\(table.stdoutText)")
     }
 
+    /// Three cafés are named "Fazer Café" (n6049453018, n6139262619; n6328879941 "fazer cafe"), 207, 445 and 256 m
+    /// from the point (osmium and a haversine): a chain's branches, none near enough to be taken for the one meant.
+    /// The answer names them, not sure, the same twice; before, it was "no place matching", cached for six hours.
+    @Test func branchesOfAChainBeyondReachAreANotSureAnswer() throws {
+        let cli = try CLIHarness.fresh()
+        let arguments = ["Fazer Cafe", "--near", "60.1685,24.9457", "--offline"]
+        let first = try lookup(cli, arguments)
+        let second = try lookup(cli, arguments)
+        #expect(first.status == 0 && second.status == 0, "\(first.stderr)\n\(second.stderr)")
+        #expect(verdict(first.json) == "review" && verdict(second.json) == "review")
+        #expect(first.json["id"] as? String == "osm:node/6049453018")
+        #expect(second.json["id"] as? String == first.json["id"] as? String)
+        #expect(second.json["cache"] as? String == "hit")
+        let table = try cli.run("lookup", "Fazer Cafe", "--near", "60.1685,24.9457", "--offline")
+        #expect(table.stdoutText.contains("did you mean: Fazer Café (cafe, 207 m), fazer cafe (256 m), Fazer Café (cafe, 445 m)?"),
+                "\(table.stdoutText)")
+    }
+
     @Test func kiasmaOfflineIsTheSameDoubtfulAnswerTwice() throws {
         let cli = try CLIHarness.fresh()
         let first = try lookup(cli, ["Kiasma", "--offline"])

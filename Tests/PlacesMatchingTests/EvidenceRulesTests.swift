@@ -84,6 +84,25 @@ import Testing
         #expect(verdict(pasadena, oldTown) == .match, "\(matcher.compare(pasadena, oldTown).reasons)")
     }
 
+    @Test func branchesOfAChainBeyondReachMakeAnAmbiguousQuestion() {
+        let query = MatchRecord(id: "q", name: "Fazer Cafe", coordinate: ateneumPoint)
+        let branches = [MatchRecord(id: "a", name: "Fazer Café", coordinate: moved(ateneumPoint, 207)),
+                        MatchRecord(id: "b", name: "fazer cafe", coordinate: moved(ateneumPoint, 256)),
+                        MatchRecord(id: "c", name: "Karl Fazer Café", coordinate: moved(ateneumPoint, 110))]
+        let results = matcher.compare(query: query, candidates: branches)
+        #expect(results.map(\.verdict) == [.review, .review, .nonMatch])
+        #expect(results.map(\.branchBeyondReach) == [true, true, false])
+        #expect(results.allSatisfy { !$0.ambiguous })
+        // One of them alone is the unique name within 1 km, a match; none within 1 km, nothing.
+        #expect(matcher.compare(query: query, candidates: [branches[0], branches[2]]).first?.verdict == .match)
+        let far = branches.prefix(2).map { branch in
+            var branch = branch
+            branch.coordinate = moved(ateneumPoint, 1_500)
+            return branch
+        }
+        #expect(matcher.compare(query: query, candidates: far).allSatisfy { $0.verdict == .nonMatch && !$0.branchBeyondReach })
+    }
+
     @Test func aNewPhoneWithEqualNameAndAddressStillMatches() {
         let old = MatchRecord(id: "a", name: "Chez Marie", address: "52 Colorado Blvd", city: "Pasadena", phone: "626/555-0101")
         let new = MatchRecord(id: "b", name: "Chez Marie (Pasadena)", address: "52 Colorado Boulevard", city: "Pasadena",

@@ -40,6 +40,36 @@ struct AmbiguousQuestionTests {
         #expect(rig.costly.calls == 0)
     }
 
+    /// Two cafés named as typed, 207 m and 445 m from the user: a chain's branches, neither near enough to be taken
+    /// for the one meant.
+    static let branches = [
+        Place(id: PlaceID(provider: "osm", nativeID: "node/301"), name: "Fazer Café",
+              coordinate: Coordinate(latitude: maya.latitude + 0.00186, longitude: maya.longitude), category: "cafe"),
+        Place(id: PlaceID(provider: "osm", nativeID: "node/302"), name: "Fazer Café",
+              coordinate: Coordinate(latitude: maya.latitude - 0.004, longitude: maya.longitude), category: "cafe"),
+    ]
+
+    @Test("a chain's branches beyond reach are a review naming them, not \"no such place\", the same twice")
+    func branchesBeyondReachAreListed() async throws {
+        let rig = try PipelineRig(local: Self.branches, costly: [])
+        let first = try await rig.lookup("Fazer Cafe")
+        #expect(!first.isAccepted && first.match?.verdict == .review)
+        #expect(first.ambiguousCandidates.map(\.id) == Self.branches.map(\.id))
+        #expect(first.place?.id == Self.branches[0].id)
+        let again = try await rig.lookup("Fazer Cafe")
+        #expect(again.cache == .hit && again.match?.verdict == .review && again.ambiguousCandidates.count == 2)
+    }
+
+    @Test("a paid source that knows the branch where the user is still answers")
+    func aNearerBranchFromAPaidSourceIsAccepted() async throws {
+        let here = Place(id: PlaceID(provider: "google", nativeID: "ChIJfazer"), name: "Fazer Café", coordinate: maya,
+                         category: "cafe")
+        let rig = try PipelineRig(local: Self.branches, costly: [here])
+        let outcome = try await rig.lookup("Fazer Cafe", fields: [.id, .name, .coordinate])
+        #expect(rig.costly.calls == 1)
+        #expect(outcome.isAccepted && outcome.place?.name == "Fazer Café" && outcome.ambiguousCandidates.isEmpty)
+    }
+
     @Test("payWhenAmbiguous asks the paid provider, whose guess is still only a review")
     func payWhenAmbiguousPays() async throws {
         let rig = try PipelineRig(local: [Self.grill, Self.pizzeria], costly: [Self.guess])
