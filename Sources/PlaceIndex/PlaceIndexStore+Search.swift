@@ -122,7 +122,7 @@ struct LocalSearch {
         if text.isEmpty, try everyWordBeginsAnIndexedWord(words) { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
-        if text.isEmpty, hits.isEmpty { text = try streetWithoutTheNumber(segments) }
+        if text.isEmpty, hits.isEmpty { text = try addressOnAStreet(segments) }
         var correctedWords = words
         var correction: TypoCorrection?
         if text.isEmpty, hits.isEmpty {
@@ -212,49 +212,52 @@ struct LocalSearch {
         return there + others.filter { seen.insert($0.rowid).inserted }
     }
 
-    /// "Mannerheimintie 999", "999 Mannerheimintie": a house number the index does not hold on a street it holds
-    /// finds the street, as a geocoder answers an address it cannot place more closely. Read as typos, the number
-    /// had found a memorial with "100" in its name or the POIs on the street, and the street after them.
-    ///
-    /// "Norra Esplanaden 33", "Mannerheimvägen 5, Helsinki": a street typed by another of its names (the other
-    /// language's, a nickname) finds the address on its main name, which is the one addresses are written with,
-    /// else the street. Read word by word, "Mannerheimvägen 5" had put the Romanian city "Sector 5" first.
-    private func streetWithoutTheNumber(_ segments: [[String]]) throws -> [Hit] {
+    /// An address the words typed do not find as they are, on a street the index holds: the nearest the index
+    /// comes to it, as a geocoder answers an address it cannot place more closely.
+    /// - "Mannerheimintie 999", "999 Mannerheimintie": a house number the street does not have finds the street.
+    ///   Read as typos, the number had found a memorial with "100" in its name, or the POIs on the street first.
+    /// - "Norra Esplanaden 33", "Mannerheimvägen 5, Helsinki": a street typed by another of its names (the other
+    ///   language's, a nickname) finds the address on its main name, which is the one addresses are written with.
+    ///   Read word by word, "Mannerheimvägen 5" had put the Romanian city "Sector 5" first.
+    /// - "Fredrikinkatu 22 B 5" (staircase and apartment), "Kaivokatu 8a" (a letter the index lacks), "Eerikinkatu
+    ///   14-16" (a range): the house number alone, then the street. Read word by word, the extra words had found
+    ///   "Sector 5" and French arrondissements.
+    private func addressOnAStreet(_ segments: [[String]]) throws -> [Hit] {
         var typed = words
         if try cityAfterTheLastComma(segments) != nil {
             typed = Array(segments.dropLast().joined())
         }
-        guard typed.count >= 2 else { return [] }
-        let numbers = typed.indices.filter { SearchText.isHouseNumber(typed[$0]) }
-        guard numbers.count == 1 else { return [] }
-        let number = typed.remove(at: numbers[0])
-        let streetName = typed.joined(separator: " ")
-        let named = try mainNames(streetName, continued: false).map(\.hit)
-        if let padded = PaddedRowids(named.map(\.rowid)) {
-            let streets = try Set(Int64.fetchAll(db.cachedStatement(sql: """
-                SELECT rowid FROM place WHERE kind = 'street' AND rowid IN (\(padded.placeholders))
-                """), arguments: padded.arguments))
-            let found = named.filter { streets.contains($0.rowid) }
-            if !found.isEmpty { return found }
+        guard let address = TypedAddress(typed) else { return [] }
+        let streetName = address.street.joined(separator: " ")
+        var streets: [(rowid: Int64, mainName: String)] = []
+        let named = try mainNames(streetName, continued: false).map(\.hit.rowid)
+        if let padded = PaddedRowids(named) {
+            streets = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT rowid, search_name FROM place WHERE kind = 'street' AND rowid IN (\(padded.placeholders))
+                """), arguments: padded.arguments).map { ($0[0], $0[1]) }
         }
-        // Other names are kept as "| name | other name |" (see PreparedPlace).
-        let otherNamed = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT p.rowid, p.search_name FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
-            WHERE place_fts MATCH ?1 AND p.kind = 'street' AND instr(p.search_alt, ?2) > 0 LIMIT \(candidatesRead)
-            """), arguments: [FullTextQuery.names(FullTextQuery.all(typed), brand: false), "| \(streetName) |"])
-        guard !otherNamed.isEmpty else { return [] }
-        var addresses: [Hit] = []
-        var seen = Set<Int64>()
-        for mainName in Set(otherNamed.map { $0[1] as String }).sorted() {
-            // Ranked as if typed so (a place named the address itself first).
-            let onTheStreet = mainName.split(separator: " ").map(String.init) + [number]
-            addresses += try asIfTyped(onTheStreet).ranked(every: onTheStreet).filter { seen.insert($0.rowid).inserted }
+        if streets.isEmpty {
+            // Other names are kept as "| name | other name |" (see PreparedPlace).
+            streets = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT p.rowid, p.search_name FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
+                WHERE place_fts MATCH ?1 AND p.kind = 'street' AND instr(p.search_alt, ?2) > 0 LIMIT \(candidatesRead)
+                """), arguments: [FullTextQuery.names(FullTextQuery.all(address.street), brand: false), "| \(streetName) |"])
+                .map { ($0[0], $0[1]) }
         }
-        if !addresses.isEmpty { return addresses.sorted { $0.score > $1.score } }
-        return try otherNamed.map { row in
-            let rowid: Int64 = row[0]
-            return Hit(rowid: rowid, score: 0)
+        guard !streets.isEmpty else { return [] }
+        let mainNames = Set(streets.map(\.mainName)).sorted()
+        for number in address.numbers {
+            var addresses: [Hit] = []
+            var seen = Set<Int64>()
+            for mainName in mainNames {
+                // Ranked as if typed so (a place named the address itself first).
+                let onTheStreet = mainName.split(separator: " ").map(String.init) + number.split(separator: " ").map(String.init)
+                addresses += try asIfTyped(onTheStreet).ranked(every: onTheStreet).filter { seen.insert($0.rowid).inserted }
+            }
+            if !addresses.isEmpty { return addresses.sorted { $0.score > $1.score } }
         }
+        let order = Dictionary(named.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        return streets.sorted { (order[$0.rowid] ?? .max) < (order[$1.rowid] ?? .max) }.map { Hit(rowid: $0.rowid, score: 0) }
     }
 
     /// "Mannerheimintie, Helsinki", "Kamppi, Helsinki": the places whose main name is the words before the last
@@ -1005,5 +1008,46 @@ enum FullTextQuery {
     /// `match` restricted to the names (main, other and, with `brand`, the brand), as suggestions want.
     static func names(_ match: String, brand: Bool = true) -> String {
         (brand ? "{search_name search_alt brand} : (" : "{search_name search_alt} : (") + match + ")"
+    }
+}
+
+/// Typed words read as an address on a street: the street's words and a house number, in either order ("Mannerheimintie
+/// 999", "999 Mannerheimintie"), the number possibly followed by what addresses write after it: a staircase letter and
+/// an apartment number ("Fredrikinkatu 22 B 5", "22 as 5"), a letter written apart ("8 a"), the other end of a range
+/// ("14-16" is typed as two words). `nil` when the words are not so.
+struct TypedAddress: Equatable {
+    let street: [String]
+    /// The forms of the number to look up, most precise first: with its letter, then the number alone.
+    let numbers: [String]
+
+    /// Words an address may hold after the number besides letters and numbers: apartment and floor.
+    static let unitWords: Set<String> = ["as", "asunto", "krs", "lgh", "bst", "apt", "h"]
+
+    init(street: [String], numbers: [String]) {
+        self.street = street
+        self.numbers = numbers
+    }
+
+    init?(_ typed: [String]) {
+        guard typed.count >= 2, let first = typed.firstIndex(where: SearchText.isHouseNumber) else { return nil }
+        let numberWord = typed[first]
+        var street: [String]
+        var extras: [String] = []
+        if first == 0 {
+            street = Array(typed.dropFirst())
+        } else {
+            street = Array(typed[..<first])
+            extras = Array(typed[(first + 1)...])
+        }
+        let isExtra = { (word: String) in
+            word.allSatisfy(\.isNumber) && word.count <= 4 || word.count == 1 && word.allSatisfy(\.isLetter) || Self.unitWords.contains(word)
+        }
+        guard !street.isEmpty, !street.contains(where: { $0.first?.isNumber == true }), extras.count <= 3,
+              extras.allSatisfy(isExtra) else { return nil }
+        let digits = String(numberWord.prefix { $0.isNumber })
+        var letter = numberWord.count > digits.count ? String(numberWord.dropFirst(digits.count)) : nil
+        if letter == nil, let next = extras.first, next.count == 1, next.allSatisfy(\.isLetter) { letter = next }
+        self.street = street
+        numbers = letter.map { [digits + $0, digits] } ?? [digits]
     }
 }

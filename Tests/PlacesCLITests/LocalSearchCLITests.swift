@@ -118,6 +118,17 @@ import Testing
         }
         // A number the street does not have: the street, as with its main name.
         #expect(Self.mannerheimintieWays.contains(try places("search", "Mannerheimvägen 999").first?["id"] as? String ?? ""))
+        // What addresses write after the number (staircase and apartment, a letter, a range's other end) is set aside
+        // when the whole is not in the index (osmium: Fredrikinkatu has number 30, Kaivokatu 8 and Eerikinkatu 4, none
+        // with a letter or as a range; no Fredrikinkatu 22). Before, "Fredrikinkatu 22 B 5" put Sector 5 first and
+        // "Eerikinkatu 14-16" Paris' 16th arrondissement.
+        for (query, street, number) in [("Fredrikinkatu 30 B 5", "Fredrikinkatu", "30"), ("Fredrikinkatu 30 as 5, Helsinki", "Fredrikinkatu", "30"),
+                                        ("Kaivokatu 8a", "Kaivokatu", "8"), ("Eerikinkatu 4-6", "Eerikinkatu", "4")] {
+            let address = try places("search", query).first?["address"] as? [String: Any]
+            #expect(address?["street"] as? String == street && address?["house_number"] as? String == number, "\(query)")
+        }
+        let fredrikinkatu = try #require(try places("search", "Fredrikinkatu 22 B 5").first)
+        #expect(fredrikinkatu["name"] as? String == "Fredrikinkatu" && (fredrikinkatu["categories"] as? [String])?.first == "street")
         #expect(try cli.run("search", "restaurants in kamppi").stderr.hasPrefix("places: around Kamppi ("))
         let point = "\(street["lat"] as? Double ?? 0),\(street["lon"] as? Double ?? 0)"
         let nearby = try places("nearby", "--at", point, "--radius", "300", "--limit", "50")
