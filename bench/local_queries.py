@@ -5,7 +5,7 @@ code under test: OSM tags read with pyosmium (`pip install osmium`), GeoNames ro
     python3 bench/local_queries.py > bench/local-queries.jsonl
     swift run -c release places-bench local-queries bench/local-queries.jsonl
 
-Twelve kinds, each line {"kind", "query", "near" (or null), "expected": [ids]} — a query counts as found in
+Thirteen kinds, each line {"kind", "query", "near" (or null), "expected": [ids]} — a query counts as found in
 top k when any expected id is among the first k results:
 
   poi_exact    a POI's exact name (names unique in the extract), no --near
@@ -25,8 +25,10 @@ top k when any expected id is among the first k results:
                expected: osm:postcode/<code>
   address_sv   "Street 9" and "Street 9, Helsingfors" with the street's Swedish name (name:sv of its ways), which the
                address itself is not tagged with
+  address_postcode  "Street 9, 00100 Helsinki" and "Street 9 00100 Helsinki": an address written in full with the
+               postcode its objects name
 
-The last four were added later with RNGs of their own, so the first eight kinds' queries stay as they were.
+The last five were added later with RNGs of their own, so the first eight kinds' queries stay as they were.
 
 Seeded, so the file is reproducible. Nothing here is taken from public geocoding query sets.
 """
@@ -281,6 +283,21 @@ def main():
         street, number = key
         swedish = next(iter(swedish_of[street]))
         add("address_sv", f"{swedish} {number}" if i % 2 == 0 else f"{swedish} {number}, Helsingfors", addresses[key])
+
+    # Addresses written in full with their postcode, as a letter is addressed ("Bulevardi 1, 00100 Helsinki").
+    postcode_rng = random.Random(20)
+    postcode_of = {}
+    for o in objects:
+        tags = o["tags"]
+        street, number, code = tags.get("addr:street"), tags.get("addr:housenumber"), tags.get("addr:postcode", "").strip()
+        if street and number and code and ";" not in code:
+            postcode_of.setdefault((street.strip(), "".join(fold(number).split())), set()).add(code)
+    with_code = sorted(key for key, codes in postcode_of.items() if len(codes) == 1)
+    for i, key in enumerate(postcode_rng.sample(with_code, min(20, len(with_code)))):
+        street, number = key
+        code = next(iter(postcode_of[key]))
+        add("address_postcode", f"{street} {number}, {code} Helsinki" if i % 2 == 0 else f"{street} {number} {code} Helsinki",
+            addresses[key])
 
     for q in queries:
         print(json.dumps(q, ensure_ascii=False))

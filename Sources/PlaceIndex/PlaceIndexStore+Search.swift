@@ -114,6 +114,7 @@ struct LocalSearch {
                 text += try ranked(every: segments[0]).filter { seen.insert($0.rowid).inserted }
             }
         }
+        if text.isEmpty, hits.isEmpty, let found = try searchWithoutThePostcode(segments) { return found }
         if segments.count >= 2 {
             let named = try namedBeforeTheCity(segments)
             var seen = Set(named.map(\.rowid))
@@ -179,6 +180,33 @@ struct LocalSearch {
     /// How far from the place named after "near" (or "in": a city's point is its centre) places are looked for when
     /// no radius is given: a sushi bar 4,000 km away is not near Kamppi, however few sushi bars the index has.
     static let aroundRadius = 20_000.0
+
+    /// "Bulevardi 1 00100 Helsinki", "Mannerheimintie 5, 00100 Helsinki": an address typed with its postcode, which
+    /// places do not hold among their words (the postcode is a place of its own): the search without it, places in
+    /// that postcode first. `nil` when no word is an indexed postcode, or nothing is found without it. Read with it,
+    /// the words found together nothing, and the any-word fallback put the postcode's area first.
+    private func searchWithoutThePostcode(_ segments: [[String]]) throws -> IndexSearchResult? {
+        guard words.count >= 2, let code = try words.first(where: isIndexedPostcode) else { return nil }
+        let others = words.filter { $0 != code }
+        // The postcode parts the address from the city as a comma would: "Bulevardi 1 00100 Helsinki" is searched
+        // as "Bulevardi 1, Helsinki".
+        let otherSegments = segments.flatMap { segment in
+            segment.split(separator: code, omittingEmptySubsequences: true).map(Array.init)
+        }
+        var found = try asIfTyped(others).search(segments: otherSegments)
+        guard !found.places.isEmpty else { return nil }
+        let inPostcode = found.places.filter { $0.address?.postcode.map(SearchText.words) == [code] }
+        found.places = inPostcode + found.places.filter { $0.address?.postcode.map(SearchText.words) != [code] }
+        found.didYouMean = nil
+        return found
+    }
+
+    /// Whether `word` is a postcode the index holds as a place of its own (``IndexedPlaceKind/area``, `osm:postcode/…`).
+    private func isIndexedPostcode(_ word: String) throws -> Bool {
+        guard word.first?.isNumber == true, word.count <= 10 else { return false }
+        return try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM place WHERE id = 'osm:postcode/' || upper(?))"),
+                                 arguments: [word]) ?? false
+    }
 
     /// "Mikonkatu 25, Helsinki" when the last part is a city's main name: the places holding the words before it,
     /// ranked by those words alone, those whose names or address hold the city's name first, then the others
@@ -515,7 +543,10 @@ struct LocalSearch {
     /// important city so called. `nil` without a comma or when that part names no city.
     private func cityAfterTheLastComma(_ segments: [[String]]) throws -> String? {
         guard segments.count >= 2 else { return nil }
-        let name = segments[segments.count - 1].joined(separator: " ")
+        // "…, 00100 Helsinki": a postcode beside the city is not part of its name.
+        let last = try segments[segments.count - 1].filter { try !isIndexedPostcode($0) }
+        guard !last.isEmpty else { return nil }
+        let name = last.joined(separator: " ")
         if try isCityName(name) { return name }
         let rowid = try remembered(.cityByOtherName(name)) {
             // Other names are kept as "| name | other name |" (see PreparedPlace).
@@ -523,7 +554,7 @@ struct LocalSearch {
                 SELECT p.rowid FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
                 WHERE place_fts MATCH ?1 AND p.kind = 'city' AND instr(p.search_alt, ?2) > 0
                 ORDER BY p.importance DESC LIMIT 1
-                """), arguments: [FullTextQuery.names(FullTextQuery.all(segments[segments.count - 1]), brand: false), "| \(name) |"]) ?? 0
+                """), arguments: [FullTextQuery.names(FullTextQuery.all(last), brand: false), "| \(name) |"]) ?? 0
         }
         guard rowid != 0 else { return nil }
         return try String.fetchOne(db.cachedStatement(sql: "SELECT search_name FROM place WHERE rowid = ?"), arguments: [rowid])

@@ -127,6 +127,14 @@ import Testing
             let address = try places("search", query).first?["address"] as? [String: Any]
             #expect(address?["street"] as? String == street && address?["house_number"] as? String == number, "\(query)")
         }
+        // Written in full with the postcode, as a letter is addressed: the address point first (osmium: n316415985 is
+        // Bulevardi 1 with addr:postcode=00100, n317574802 Mannerheimintie 5), not the postcode's area, which alone
+        // holds the code among its words.
+        for (query, address) in [("Bulevardi 1 00100 Helsinki", "osm:node/316415985"), ("Bulevardi 1, 00100 Helsinki", "osm:node/316415985"),
+                                 ("Mannerheimintie 5, 00100 Helsinki", "osm:node/317574802")] {
+            #expect(try places("search", query).first?["id"] as? String == address, "\(query)")
+        }
+        #expect(try places("search", "00100 Helsinki").first?["id"] as? String == "osm:postcode/00100")
         let fredrikinkatu = try #require(try places("search", "Fredrikinkatu 22 B 5").first)
         #expect(fredrikinkatu["name"] as? String == "Fredrikinkatu" && (fredrikinkatu["categories"] as? [String])?.first == "street")
         #expect(try cli.run("search", "restaurants in kamppi").stderr.hasPrefix("places: around Kamppi ("))
