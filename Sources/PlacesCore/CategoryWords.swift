@@ -112,19 +112,25 @@ public enum CategoryWords {
 
     /// The longest category phrase in `words` (folded words, see ``SearchText/words(_:)``), if any; of two as long,
     /// the last: the head of an English noun phrase comes last ("italian embassy" is an embassy, "sushi restaurant"
-    /// a restaurant).
+    /// a restaurant). Words that only praise or place the kind ("best pizza", "nearest pharmacy") are not part of
+    /// the rest: read as a name, "best" anchored "best pizza" on the Dutch town of Best.
     public static func find(in words: [String]) -> Match? {
         for length in stride(from: min(3, words.count), through: 1, by: -1) {
             for start in (0...(words.count - length)).reversed() {
                 let phrase = Array(words[start..<(start + length)])
                 if let keywords = phrases[phrase.joined(separator: " ")] {
-                    return Match(phrase: phrase, keywords: keywords,
-                                 rest: Array(words[..<start]) + Array(words[(start + length)...]))
+                    let rest = Array(words[..<start]) + Array(words[(start + length)...])
+                    return Match(phrase: phrase, keywords: keywords, rest: rest.filter { !qualifiers.contains($0) })
                 }
             }
         }
         return nil
     }
+
+    /// Words typed beside a kind of place that say which of its members are wanted, not what they are called.
+    static let qualifiers: Set<String> = [
+        "best", "good", "great", "nice", "top", "cheap", "popular", "local", "nearby", "nearest", "closest",
+    ]
 
     /// Whether a phrase is known (for tests and the query-set generator's sanity checks).
     public static func isCategoryPhrase(_ text: String) -> Bool { phrases[SearchText.words(text).joined(separator: " ")] != nil }

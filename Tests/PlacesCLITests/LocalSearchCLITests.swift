@@ -42,6 +42,15 @@ import Testing
         #expect(noPlace.stderr.hasPrefix("places: --radius needs --near LAT,LON, or a place to search around"))
     }
 
+    /// Words that praise or place a kind of place are not a name to look for: "best pizza" is the pizzerias (osmium:
+    /// n389078466 Classic Pizza and n448156823 Via Tribunali are cuisine=pizza), not the Dutch town of Best and the
+    /// pizzerias around it, as it was.
+    @Test func aKindOfPlaceWithAWordOfPraiseIsTheKind() throws {
+        let found = try places("search", "best pizza", "--limit", "3").compactMap { $0["id"] as? String }
+        #expect(found.starts(with: ["osm:node/389078466", "osm:node/448156823"]), "\(found)")
+        #expect(!found.contains { $0.hasPrefix("geonames:") })
+    }
+
     /// Tokyo (geonames:1850147, 35.6895,139.69171 in the bundled cities15000) is known, its POIs are not: nothing is
     /// the answer, and why. Read as typed, "sushi in tokyo" listed Tokyo, then Giugliano in Campania for its "in".
     @Test func nothingAroundAPlaceOutsideTheMapDataSaysSo() throws {

@@ -63,6 +63,9 @@ import Testing
         #expect(embassy.keywords == ["embassy"])
         #expect(embassy.rest == ["italian"])
         #expect(CategoryWords.find(in: ["italian", "restaurant"])?.rest == ["italian"])
+        // Words that praise or place the kind are no name to look for.
+        #expect(CategoryWords.find(in: ["best", "pizza"])?.rest == [])
+        #expect(CategoryWords.find(in: ["nearest", "pharmacy", "kamppi"])?.rest == ["kamppi"])
         // Every normalised category is a phrase people can type.
         for category in PlaceCategory.all where category != "city" {
             #expect(CategoryWords.isCategoryPhrase(category.replacingOccurrences(of: "_", with: " ")), "\(category)")
