@@ -256,4 +256,15 @@ import Testing
         let suggestions = try #require(try result.json() as? [[String: Any]])
         #expect(suggestions.first?["text"] as? String == "Stockholm")
     }
+
+    /// Without a point, a beginning of four letters or more completes to the most important names first: of the
+    /// bundled cities15000 rows whose name begins "Mann", Mannheim (geonames:2873891) has the largest population
+    /// (307,960; then Mannargudi 66,999), but five Indian towns with fewer other names came before it.
+    @Test func suggestWithoutAPointPutsTheMostImportantNameFirst() throws {
+        let result = try cli.run("suggest", "mann", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let suggestions = try #require(try result.json() as? [[String: Any]])
+        #expect(suggestions.first?["id"] as? String == "geonames:2873891", "\(suggestions.prefix(3))")
+        #expect(suggestions.dropFirst().first?["id"] as? String == "geonames:1263659")
+    }
 }
