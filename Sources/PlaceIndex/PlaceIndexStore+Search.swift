@@ -120,7 +120,17 @@ struct LocalSearch {
             var seen = Set(named.map(\.rowid))
             text = named + text.filter { seen.insert($0.rowid).inserted }
         }
-        if text.isEmpty, try everyWordBeginsAnIndexedWord(words) { text = try ranked(FullTextQuery.all(words, prefixAll: true)) }
+        if text.isEmpty, try everyWordBeginsAnIndexedWord(words) {
+            text = try ranked(FullTextQuery.all(words, prefixAll: true))
+            if words.count == 1, near == nil, radius == nil, filter == nil {
+                // "mannerheimint": the places whose main name begins so first, most important first (the street
+                // before the POIs whose address holds the word). Not with a point, a circle or a category, which
+                // the importance order knows nothing of.
+                var seen = Set<Int64>()
+                text = try mainNamesBeginning(with: words[0]).filter { seen.insert($0.rowid).inserted }
+                    + text.filter { seen.insert($0.rowid).inserted }
+            }
+        }
         if text.isEmpty, words.count >= 2 { text = try ranked(FullTextQuery.all([words.joined()], prefixAll: true)) }
         if let phrase, !phrase.rest.isEmpty { hits = try categoryMembers(phrase, anchorAllowed: text.isEmpty) }
         if text.isEmpty, hits.isEmpty { text = try addressOnAStreet(segments) }
@@ -266,10 +276,14 @@ struct LocalSearch {
         }
         if streets.isEmpty {
             // Other names are kept as "| name | other name |" (see PreparedPlace).
+            // The words as one phrase among the other names, and a bounded number of the places holding it read: a
+            // street's other name is rarely in thousands of other places' names.
             streets = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT p.rowid, p.search_name FROM place_fts f CROSS JOIN place p ON p.rowid = f.rowid
-                WHERE place_fts MATCH ?1 AND p.kind = 'street' AND instr(p.search_alt, ?2) > 0 LIMIT \(candidatesRead)
-                """), arguments: [FullTextQuery.names(FullTextQuery.all(address.street), brand: false), "| \(streetName) |"])
+                SELECT p.rowid, p.search_name
+                FROM (SELECT rowid FROM place_fts WHERE place_fts MATCH ?1 LIMIT \(candidatesRead * 5)) f
+                CROSS JOIN place p ON p.rowid = f.rowid
+                WHERE p.kind = 'street' AND instr(p.search_alt, ?2) > 0
+                """), arguments: ["{search_alt} : " + FullTextQuery.quoted(streetName), "| \(streetName) |"])
                 .map { ($0[0], $0[1]) }
         }
         guard !streets.isEmpty else { return [] }
@@ -489,10 +503,17 @@ struct LocalSearch {
     /// city in that many places typed with rarer words only filters their places (``rankedInCity(_:others:)``).
     func ranked(every matchWords: [String]) throws -> [Hit] {
         let match = FullTextQuery.all(matchWords)
+        // A place named by the words besides a city's ("Helsinki, Mannerheimintie 5": the address point) ranks as if
+        // they alone had been typed; before, the pharmacy whose address holds them came first.
+        let city = matchWords.count >= 2 ? try matchWords.first(where: isCityName) : nil
+        let withNames = { (hits: [Hit]) throws -> [Hit] in
+            let named = try self.withMainNames(hits, words: matchWords)
+            guard let city else { return named }
+            return try self.withMainNames(named, words: matchWords.filter { $0 != city }, holding: city)
+        }
         if radius == nil, filter == nil {
-            if matchWords.count >= 2, let city = try matchWords.first(where: isCityName), try isCommon(city),
-               let hits = try rankedInCity(city, others: matchWords.filter { $0 != city }) {
-                return try withMainNames(hits, words: matchWords)
+            if let city, try isCommon(city), let hits = try rankedInCity(city, others: matchWords.filter { $0 != city }) {
+                return try withNames(hits)
             }
             // The words' places are counted from their entries alone, up to commonMatches only: a small part of
             // ranking them ("52 aleksanterinkatu": 8,684 places at the scale benchmark's size, ~11 ms to rank).
@@ -509,20 +530,31 @@ struct LocalSearch {
                 }
             }
         }
-        return try withMainNames(try ranked(match), words: matchWords)
+        return try withNames(try ranked(match))
     }
 
-    /// `ranked` (ranked(_:) order) with every place whose main name is `matchWords` merged in by score.
-    private func withMainNames(_ ranked: [Hit], words matchWords: [String]) throws -> [Hit] {
-        var hits = ranked.map { (hit: $0, distance: 0.0) }
-        var seen = Set(hits.map(\.hit.rowid))
-        let named = try mainNames(matchWords.joined(separator: " "), continued: false).filter { seen.insert($0.hit.rowid).inserted }
-        guard !named.isEmpty else { return hits.map(\.hit) }
+    /// `ranked` (ranked(_:) order) with every place whose main name is `matchWords` merged in by score; one already
+    /// there takes the better of its two scores (ranked for other words typed with these, a city's: "Helsinki,
+    /// Mannerheimintie 5" gives the address point the whole-name score of "Mannerheimintie 5").
+    /// - Parameter city: when given, only the places so named that hold it (their address or names).
+    private func withMainNames(_ ranked: [Hit], words matchWords: [String], holding city: String? = nil) throws -> [Hit] {
+        var named = try mainNames(matchWords.joined(separator: " "), continued: false).map(\.hit)
+        if let city, !named.isEmpty {
+            let inCity = try rowids(holding: city, among: named.map(\.rowid))
+            named = named.filter { inCity.contains($0.rowid) }
+        }
+        guard !named.isEmpty else { return ranked }
+        var namedScores = Dictionary(named.map { ($0.rowid, $0.score) }, uniquingKeysWith: max)
+        var hits = ranked.map { hit in
+            var hit = hit
+            if let score = namedScores.removeValue(forKey: hit.rowid) { hit.score = max(hit.score, score) }
+            return hit
+        }
+        hits += named.filter { namedScores.removeValue(forKey: $0.rowid) != nil }
         // ranked(_:) orders equal scores by distance; the merged list keeps its order among them.
-        hits = (hits + named).enumerated().sorted { a, b in
-            a.element.hit.score != b.element.hit.score ? a.element.hit.score > b.element.hit.score : a.offset < b.offset
+        return hits.enumerated().sorted { a, b in
+            a.element.score != b.element.score ? a.element.score > b.element.score : a.offset < b.offset
         }.map(\.element)
-        return hits.map(\.hit)
     }
 
     /// The places holding `others` whose names or address hold `city` (the name of a city in ``commonMatches``
@@ -1084,6 +1116,8 @@ struct TypedAddress: Equatable {
     init?(_ typed: [String]) {
         guard typed.count >= 2, let first = typed.firstIndex(where: SearchText.isHouseNumber) else { return nil }
         let numberWord = typed[first]
+        // "00150 Helsinki" is a postcode and a city: no house number begins with a zero.
+        guard !numberWord.hasPrefix("0") else { return nil }
         var street: [String]
         var extras: [String] = []
         if first == 0 {

@@ -24,6 +24,7 @@ import Testing
 
     @Test func wordsThatAreNoAddressAreNotReadAsOne() {
         #expect(read("mannerheimintie") == nil)
+        #expect(read("00150 helsinki") == nil, "a postcode and a city")
         #expect(read("5") == nil)
         // A word after the number that no address writes there: a name, not an address.
         #expect(read("pizzeria 21 napoli") == nil)

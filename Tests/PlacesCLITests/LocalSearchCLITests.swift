@@ -112,6 +112,13 @@ import Testing
         for query in ["Mannerheimintie 999", "999 Mannerheimintie"] {
             #expect(Self.mannerheimintieWays.contains(try places("search", query).first?["id"] as? String ?? ""), "\(query)")
         }
+        // Its beginning typed alone: the street first, as the whole word finds it (before: the POIs on it).
+        #expect(Self.mannerheimintieWays.contains(try places("search", "mannerheimint").first?["id"] as? String ?? ""))
+        // The city typed first, with or without a comma: the address point before the pharmacy whose address holds the
+        // words (osmium: n317574802 is addr:street=Mannerheimintie, addr:housenumber=5).
+        for query in ["Helsinki, Mannerheimintie 5", "helsinki mannerheimintie 5", "mannerheimintie 5 helsinki"] {
+            #expect(try places("search", query).first?["id"] as? String == "osm:node/317574802", "\(query)")
+        }
         // Mistyped, the street still comes before the POIs whose address is on it (before, two of them came first).
         #expect(Self.mannerheimintieWays.contains(try places("search", "manerheimintie").first?["id"] as? String ?? ""))
         // Typed by another of its names, the Swedish one or a nickname, with a house number: the address on the
