@@ -221,7 +221,11 @@ public struct PlaceMatcher: Sendable {
                 continue
             }
             let q = questions[i], candidate = prepared[i]
-            if q.kindClasses & ~candidate.kindClasses != 0 {
+            // A class word alone that the candidate's category says ("Restaurant Zetor" for the restaurant Zetor)
+            // only describes it; a specific kind ("Mito Bistro") may still be a venue of its own.
+            let missing = q.kindClasses & ~candidate.kindClasses
+            let saidByCategory = q.kindWords == 0 && missing & ~candidate.categoryClass == 0
+            if missing != 0 && !saidByCategory {
                 evidence[i].kindMissing = true
                 evidence[i].score = below(thresholds.accept)
             } else if typedWordExtendsName(q, candidate) {

@@ -62,6 +62,17 @@ import Testing
                 "\(table.stdoutText)")
     }
 
+    /// "Restaurant Zetor" 65 m from Zetor (osmium: n1369465701, amenity=restaurant): the word says what its category
+    /// says, so it is the place; "Zetor Bistro" names a kind of its own and stays a doubt. Before, both were reviews.
+    @Test func aKindWordTheCategorySaysOnlyDescribesThePlace() throws {
+        let cli = try CLIHarness.fresh()
+        let restaurant = try lookup(cli, ["Restaurant Zetor", "--near", "60.1689,24.9399", "--offline"])
+        #expect(restaurant.status == 0 && verdict(restaurant.json) == "match", "\(restaurant.stderr)")
+        #expect(restaurant.json["id"] as? String == "osm:node/1369465701")
+        let bistro = try lookup(cli, ["Zetor Bistro", "--near", "60.1689,24.9399", "--offline"])
+        #expect(verdict(bistro.json) == "review")
+    }
+
     @Test func kiasmaOfflineIsTheSameDoubtfulAnswerTwice() throws {
         let cli = try CLIHarness.fresh()
         let first = try lookup(cli, ["Kiasma", "--offline"])

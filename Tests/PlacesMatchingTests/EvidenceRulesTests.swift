@@ -377,9 +377,15 @@ import Testing
         let verdicts = matcher.compare(query: asked, candidates: [mito])
         #expect(verdicts.map(\.verdict) == [.review])
         #expect(verdicts[0].reasons.contains { $0.signal == .name && $0.agreement == .limits && $0.detail.contains("kind of place") })
-        for typed in ["Ravintola Mito", "Cafe Mito", "Hotel Mito"] {
+        for typed in ["Cafe Mito", "Hotel Mito", "Mito Grill"] {
             #expect(matcher.compare(query: MatchRecord(id: "q", name: typed, coordinate: ateneumPoint), candidates: [mito])
                 .map(\.verdict) != [.match], "\(typed)")
+        }
+        // The class word alone that the candidate's category says only describes it: "Ravintola Mito" is the
+        // restaurant Mito.
+        for typed in ["Ravintola Mito", "Restaurant Mito", "Mito Restaurant"] {
+            #expect(matcher.compare(query: MatchRecord(id: "q", name: typed, coordinate: ateneumPoint), candidates: [mito])
+                .map(\.verdict) == [.match], "\(typed)")
         }
         // The same kind in another language is not missing: "Grilli" is "Grill", "Kahvila" is "Café".
         let grill = MatchRecord(id: "g", name: "Kalmari Grill", coordinate: moved(ateneumPoint, 10))
