@@ -158,8 +158,24 @@ struct LocalSearch {
             text = found.count == 1 ? try ranked(every: found) : found.isEmpty ? [] : try ranked(FullTextQuery.any(found))
         }
         var seen = Set(hits.map(\.rowid))
-        hits += text.filter { seen.insert($0.rowid).inserted }
+        hits += try exactHouseNumberFirst(text, segments).filter { seen.insert($0.rowid).inserted }
         return try result(Array(hits.prefix(limit)), words: correctedWords, correction: correction)
+    }
+
+    /// "Annankatu 31": the places at number 31 before those at the range 31-33, which the ranking put first (a range's
+    /// address holds the number twice, "31 33 31-33", and bm25 counts it twice). Only when the words typed (before a
+    /// comma) read as an address; the order among each part is kept.
+    private func exactHouseNumberFirst(_ ranked: [Hit], _ segments: [[String]]) throws -> [Hit] {
+        guard let address = TypedAddress(segments.first ?? words), let number = address.numbers.last,
+              let padded = PaddedRowids(ranked.prefix(candidatesRead).map(\.rowid)) else { return ranked }
+        // On the street typed: a street typed by another name is found through its main name, in its own order.
+        let exact = try Set(Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT rowid FROM place WHERE rowid IN (\(padded.placeholders)) AND lower(house_number) IN (?, ?)
+                AND instr(' ' || search_address || ' ', ?) > 0
+            """), arguments: padded.arguments + [number, address.numbers.first ?? number,
+                                                   " \(address.street.joined(separator: " ")) "]))
+        guard !exact.isEmpty, exact.count < ranked.count else { return ranked }
+        return ranked.filter { exact.contains($0.rowid) } + ranked.filter { !exact.contains($0.rowid) }
     }
 
     /// "pharmacy near kiasma": what comes before the connecting word, searched around the place the words after it

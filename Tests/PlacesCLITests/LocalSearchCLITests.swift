@@ -151,6 +151,10 @@ import Testing
             #expect(try places("search", query).first?["id"] as? String == address, "\(query)")
         }
         #expect(try places("search", "00100 Helsinki").first?["id"] as? String == "osm:postcode/00100")
+        // The number typed before a range holding it (osmium: n1378007309 is Annankatu 31, nine POIs are 31-33).
+        for query in ["Annankatu 31", "Annankatu 31, 00100 Helsinki"] {
+            #expect(try places("search", query).first?["id"] as? String == "osm:node/1378007309", "\(query)")
+        }
         let fredrikinkatu = try #require(try places("search", "Fredrikinkatu 22 B 5").first)
         #expect(fredrikinkatu["name"] as? String == "Fredrikinkatu" && (fredrikinkatu["categories"] as? [String])?.first == "street")
         #expect(try cli.run("search", "restaurants in kamppi").stderr.hasPrefix("places: around Kamppi ("))
