@@ -151,7 +151,7 @@ import Testing
             #expect(try places("search", query).first?["id"] as? String == address, "\(query)")
         }
         #expect(try places("search", "00100 Helsinki").first?["id"] as? String == "osm:postcode/00100")
-        // The number typed before a range holding it (osmium: n1378007309 is Annankatu 31, nine POIs are 31-33).
+        // The number typed before a range holding it (osmium: n1378007309 is Annankatu 31, ten objects are 31-33).
         for query in ["Annankatu 31", "Annankatu 31, 00100 Helsinki"] {
             #expect(try places("search", query).first?["id"] as? String == "osm:node/1378007309", "\(query)")
         }
