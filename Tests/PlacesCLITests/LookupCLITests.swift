@@ -71,6 +71,10 @@ import Testing
         #expect(restaurant.json["id"] as? String == "osm:node/1369465701")
         let bistro = try lookup(cli, ["Zetor Bistro", "--near", "60.1689,24.9399", "--offline"])
         #expect(verdict(bistro.json) == "review")
+        // The doubt suggests only what was not given: --near was.
+        let table = try cli.run("lookup", "Zetor Bistro", "--near", "60.1689,24.9399", "--offline")
+        #expect(table.stdoutText.contains("not sure  this may not be the place you meant; add --address or --phone, or see --explain"),
+                "\(table.stdoutText)")
     }
 
     @Test func kiasmaOfflineIsTheSameDoubtfulAnswerTwice() throws {

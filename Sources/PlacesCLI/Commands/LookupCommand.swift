@@ -123,7 +123,7 @@ struct LookupCommand: AsyncParsableCommand {
             if json {
                 printData(try PlacesJSON.lookup(outcome, reference: near, pretty: isTerminal(.standardOutput)))
             } else if let place = outcome.place {
-                print(Self.render(place, outcome, reference: near), terminator: "")
+                print(Self.render(place, outcome, query: request.query), terminator: "")
             }
             // A budget stop is not a failure: the user set the limit, and the note above says what happened.
             if outcome.place == nil && !outcome.budgetExhausted {
@@ -156,7 +156,8 @@ struct LookupCommand: AsyncParsableCommand {
         return outcome.failures.map { "places: \($0.provider) failed: \($0.message); \(fallback)" }
     }
 
-    static func render(_ place: Place, _ outcome: LookupOutcome, reference: Coordinate?) -> String {
+    static func render(_ place: Place, _ outcome: LookupOutcome, query: MatchQuery) -> String {
+        let reference = query.near
         var lines = ["\(place.name)  (\(place.id))"]
         func add(_ label: String, _ value: String?) { if let value { lines.append("  \(label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(value)") } }
         add("address", place.formattedAddress ?? place.address?.formatted)
@@ -181,7 +182,12 @@ struct LookupCommand: AsyncParsableCommand {
                 }
                 add("not sure", "— did you mean: \(listed.joined(separator: ", "))?")
             } else if match.verdict != .match {
-                add("not sure", "this may not be the place you meant; add --near, --address or --phone, or see --explain")
+                // Only the options not given yet: asked with --near, "add --near" said nothing.
+                let untried = [("--near", query.near == nil), ("--address", query.address == nil), ("--phone", query.phone == nil)]
+                    .filter(\.1).map(\.0)
+                let hint = untried.isEmpty ? "" : "add " + (untried.count == 1 ? untried[0]
+                    : untried.dropLast().joined(separator: ", ") + " or " + untried[untried.count - 1]) + ", or "
+                add("not sure", "this may not be the place you meant; \(hint)see --explain")
             }
         }
         add("cost", outcome.cost.description)
