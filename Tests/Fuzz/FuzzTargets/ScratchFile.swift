@@ -11,7 +11,8 @@ enum ScratchFile {
         return directory
     }()
 
-    /// Writes `data` to `directory/name` and returns its URL.
+    /// Writes `data` to `directory/name` and returns its URL. Each target writes a name of its own: the corpus replay
+    /// runs targets in parallel in one process.
     static func write(_ data: Data, named name: String) -> URL {
         let url = directory.appendingPathComponent(name)
         do { try data.write(to: url) } catch { fatalError("fuzz harness: cannot write \(url.path): \(error)") }
