@@ -291,9 +291,9 @@ struct LocalSearch {
                 """), arguments: padded.arguments).map { ($0[0], $0[1]) }
         }
         if streets.isEmpty {
-            // Other names are kept as "| name | other name |" (see PreparedPlace).
-            // The words as one phrase among the other names, and a bounded number of the places holding it read: a
-            // street's other name is rarely in thousands of other places' names.
+            // Other names are kept as "| name | other name |" (see PreparedPlace). The words are looked for as one
+            // phrase among them, in a bounded number of places: a street's other name is rarely in thousands of
+            // other places' names.
             streets = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT p.rowid, p.search_name
                 FROM (SELECT rowid FROM place_fts WHERE place_fts MATCH ?1 LIMIT \(candidatesRead * 5)) f
@@ -932,8 +932,6 @@ struct LocalSearch {
         return Member(rowid: row.int64(0), distance: distance, importance: row.double(3))
     }
 
-    /// The most important places whose main name begins with `prefix` (one to three letters), from
-    /// ``NamePrefixes``' lists; for a longer list than those hold, from the importance index.
     /// The places whose main name begins with `prefix` (four letters or more), most important first, addresses left
     /// out. Read from the main-name index alone (3,347 names begin "hels" at the scale benchmark's size: ~0.2 ms,
     /// against ~3.5 ms when every row was read to check its kind); the kinds of the few best are checked after.
@@ -949,6 +947,8 @@ struct LocalSearch {
         return Array(best.filter { !addresses.contains($0.rowid) }.prefix(limit))
     }
 
+    /// The most important places whose main name begins with `prefix` (one to three letters), from
+    /// ``NamePrefixes``' lists; for a longer list than those hold, from the importance index.
     private func mostImportant(startingWith prefix: String) throws -> [Hit] {
         if limit <= NamePrefixes.perPrefix {
             return try Row.fetchAll(db.cachedStatement(sql: """
@@ -1134,7 +1134,7 @@ struct TypedAddress: Equatable {
         let numberWord = typed[first]
         // "00150 Helsinki" is a postcode and a city: no house number begins with a zero.
         guard !numberWord.hasPrefix("0") else { return nil }
-        var street: [String]
+        let street: [String]
         var extras: [String] = []
         if first == 0 {
             street = Array(typed.dropFirst())
