@@ -113,6 +113,14 @@ struct LocalSearch {
                 var seen = Set(text.map(\.rowid))
                 text += try ranked(every: segments[0]).filter { seen.insert($0.rowid).inserted }
             }
+            if words.count == 1, !text.isEmpty, text.count < limit, words[0].unicodeScalars.count >= 4,
+               near == nil, radius == nil, filter == nil {
+                // A page the word fills only in part is filled with the places whose main name begins with it, as a
+                // Finnish name begins with its stem: "Esplanadi" found only K-Market Esplanadi, not the park
+                // Esplanadinpuisto. After the places holding the word itself.
+                var seen = Set(text.map(\.rowid))
+                text += try mainNamesBeginning(with: words[0]).filter { seen.insert($0.rowid).inserted }
+            }
         }
         if text.isEmpty, hits.isEmpty, let found = try searchWithoutThePostcode(segments) { return found }
         if segments.count >= 2 {

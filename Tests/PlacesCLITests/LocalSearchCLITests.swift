@@ -51,6 +51,15 @@ import Testing
         #expect(!found.contains { $0.hasPrefix("geonames:") })
     }
 
+    /// A word that finds few places finds the places whose name begins with it too, as a Finnish name begins with
+    /// its stem: "Esplanadi" found only K-Market Esplanadi, not the park Esplanadinpuisto (osmium: w28328802,
+    /// leisure=park).
+    @Test func aWordFindsTheNamesThatBeginWithIt() throws {
+        let found = try places("search", "Esplanadi").compactMap { $0["id"] as? String }
+        #expect(found.first == "osm:node/3258906559")
+        #expect(found.contains("osm:way/28328802"), "\(found)")
+    }
+
     /// Tokyo (geonames:1850147, 35.6895,139.69171 in the bundled cities15000) is known, its POIs are not: nothing is
     /// the answer, and why. Read as typed, "sushi in tokyo" listed Tokyo, then Giugliano in Campania for its "in".
     @Test func nothingAroundAPlaceOutsideTheMapDataSaysSo() throws {
