@@ -29,7 +29,23 @@ public struct MatcherScorer: CandidateScorer {
     }
 
     public func score(_ query: MatchQuery, candidates: [Place]) -> [CandidateScore] {
-        matcher.compare(query: MatchRecord(query: query), candidates: candidates.map(MatchRecord.init(place:))).map { result in
+        let asked = MatchRecord(query: query)
+        let question = matcher.prepare(asked)
+        let records = candidates.map { place in
+            let record = MatchRecord(place: place)
+            // Found by another of its names ("Old Market Hall" for Vanha Kauppahalli, its name:en), the question
+            // gave that name, so it is the one to compare; by its main name alone it scored 0.38 and the lookup
+            // answered "no place matching". A name that begins or ends with the place's own city is compared
+            // without it too ("Helsinki Senate Square" asked as "Senate Square").
+            let names = Self.namesToCompare(place)
+            guard names.count > 1 else { return record }
+            return names.map { name in
+                var byName = record
+                byName.name = name
+                return (record: byName, similarity: matcher.nameSimilarity(question, matcher.prepare(byName)))
+            }.max { $0.similarity < $1.similarity }?.record ?? record
+        }
+        return matcher.compare(query: asked, candidates: records).map { result in
             let verdict: LookupVerdict = switch result.verdict {
             case .match: .match
             case .review: .review
@@ -38,5 +54,25 @@ public struct MatcherScorer: CandidateScorer {
             return CandidateScore(score: result.score, verdict: verdict, reasons: result.reasons.map { "\($0)" },
                                   ambiguous: result.ambiguous, branchBeyondReach: result.branchBeyondReach)
         }
+    }
+
+    /// The candidate's main name, the other name the search matched, and each without the place's city at its
+    /// start or end, main name first.
+    static func namesToCompare(_ place: Place) -> [String] {
+        var names = [place.name]
+        if let other = place.searchMatch?.matchedName, other != place.name { names.append(other) }
+        if let city = place.address?.city, !city.isEmpty {
+            let cityWords = SearchText.words(city)
+            for name in names {
+                let words = name.split(separator: " ")
+                guard words.count > cityWords.count else { continue }
+                if SearchText.words(words.prefix(cityWords.count).joined(separator: " ")) == cityWords {
+                    names.append(words.dropFirst(cityWords.count).joined(separator: " "))
+                } else if SearchText.words(words.suffix(cityWords.count).joined(separator: " ")) == cityWords {
+                    names.append(words.dropLast(cityWords.count).joined(separator: " "))
+                }
+            }
+        }
+        return names
     }
 }

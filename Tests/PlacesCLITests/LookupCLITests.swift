@@ -77,6 +77,18 @@ import Testing
                 "\(table.stdoutText)")
     }
 
+    /// Asked by its English name, a place is found by it and matched by it (osmium: w123814071 Vanha Kauppahalli is
+    /// name:en=Old Market Hall, 101 m from the point; r2919121 Senaatintori is name:en=Helsinki Senate Square, its own
+    /// city before the name). Before, both were "no place matching": only the main names were compared.
+    @Test func aPlaceAskedByAnotherOfItsNamesIsMatchedByIt() throws {
+        let cli = try CLIHarness.fresh()
+        let hall = try lookup(cli, ["Old Market Hall", "--near", "60.1670,24.9535", "--offline"])
+        #expect(hall.status == 0 && verdict(hall.json) == "match", "\(hall.stderr)")
+        #expect(hall.json["id"] as? String == "osm:way/123814071")
+        let square = try lookup(cli, ["Senate Square", "--near", "60.1693,24.9526", "--offline"])
+        #expect(verdict(square.json) == "match" && square.json["id"] as? String == "osm:relation/2919121", "\(square.stderr)")
+    }
+
     @Test func kiasmaOfflineIsTheSameDoubtfulAnswerTwice() throws {
         let cli = try CLIHarness.fresh()
         let first = try lookup(cli, ["Kiasma", "--offline"])
