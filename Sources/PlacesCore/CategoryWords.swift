@@ -43,6 +43,7 @@ public enum CategoryWords {
         "car park": ["parking"], "parking": ["parking"], "parking lot": ["parking"], "hotel": ["hotel"],
         "hotels": ["hotel"], "motel": ["motel", "hotel"], "guest house": ["guest house"], "hostel": ["hostel"],
         "hostels": ["hostel"], "museum": ["museum"], "museums": ["museum"], "gallery": ["gallery"],
+        "art museum": ["museum"],
         "art gallery": ["gallery"], "galleries": ["gallery"], "theatre": ["theatre"], "theater": ["theatre"],
         "theatres": ["theatre"], "theaters": ["theatre"], "cinema": ["cinema"], "cinemas": ["cinema"],
         "movie theater": ["cinema"], "movies": ["cinema"], "park": ["park"], "parks": ["park"],

@@ -160,11 +160,23 @@ public struct PlaceMatcher: Sendable {
     /// Two candidates that both fit the query about equally well and are not one place listed twice make
     /// the question ambiguous ("Kalmari" when "Kalmari Grill" and "Kalmari Pizzeria" share a building):
     /// both are then at most `review`, and a better source or the user decides.
-    public func compare(query: MatchRecord, candidates: [MatchRecord]) -> [MatchResult] {
+    /// - Parameter questionNames: per candidate, the question's name as compared with it when it is not the name
+    ///   typed (`nil`: as typed): the name without words that only say the kind of place the candidate is.
+    public func compare(query: MatchRecord, candidates: [MatchRecord], questionNames: [String?] = []) -> [MatchResult] {
         let asked = prepare(query)
         let prepared = candidates.map(prepare)
         var withoutLocality: [String: PreparedRecord] = [:]
-        let questions = candidates.map { candidate -> PreparedRecord in
+        var renamed: [String: PreparedRecord] = [:]
+        let questions = candidates.indices.map { i -> PreparedRecord in
+            let candidate = candidates[i]
+            if i < questionNames.count, let name = questionNames[i] {
+                if let known = renamed[name] { return known }
+                var record = query
+                record.name = name
+                let question = prepare(record)
+                renamed[name] = question
+                return question
+            }
             guard let split = PlaceNormalizer.trailingLocality(of: query.name, localities: [candidate.city, query.city].compactMap { $0 }),
                   !PlaceNormalizer.normalize(candidate.name).split(separator: " ")
                     .contains(where: { split.locality.split(separator: " ").contains($0) }) else { return asked }

@@ -30,22 +30,38 @@ public struct MatcherScorer: CandidateScorer {
 
     public func score(_ query: MatchQuery, candidates: [Place]) -> [CandidateScore] {
         let asked = MatchRecord(query: query)
-        let question = matcher.prepare(asked)
+        // The question's name as typed, and without a category phrase ("Ateneum Art Museum" → "Ateneum"), which is
+        // compared only with candidates whose categories the phrase names.
+        let phrase = CategoryWords.find(in: SearchText.words(query.name)).flatMap { $0.rest.isEmpty ? nil : $0 }
+        var questions: [(name: String?, prepared: PreparedRecord)] = [(nil, matcher.prepare(asked))]
+        if let phrase {
+            var stripped = asked
+            stripped.name = phrase.rest.joined(separator: " ")
+            questions.append((stripped.name, matcher.prepare(stripped)))
+        }
+        var questionNames: [String?] = []
         let records = candidates.map { place in
-            let record = MatchRecord(place: place)
             // Found by another of its names ("Old Market Hall" for Vanha Kauppahalli, its name:en), the question
             // gave that name, so it is the one to compare; by its main name alone it scored 0.38 and the lookup
             // answered "no place matching". A name that begins or ends with the place's own city is compared
-            // without it too ("Helsinki Senate Square" asked as "Senate Square").
-            let names = Self.namesToCompare(place)
-            guard names.count > 1 else { return record }
-            return names.map { name in
+            // without it too ("Helsinki Senate Square" asked as "Senate Square"). Of every pair of a question's name
+            // and a candidate's, the one that agrees best is compared: the main name and the name as typed on ties.
+            let record = MatchRecord(place: place)
+            let kindSaid = phrase.map { phrase in phrase.keywords.contains(where: Self.kinds(of: place).contains) } ?? false
+            var best: (question: String?, record: MatchRecord, similarity: Double)?
+            for name in Self.namesToCompare(place) {
                 var byName = record
                 byName.name = name
-                return (record: byName, similarity: matcher.nameSimilarity(question, matcher.prepare(byName)))
-            }.max { $0.similarity < $1.similarity }?.record ?? record
+                let candidate = matcher.prepare(byName)
+                for question in questions.prefix(kindSaid ? 2 : 1) {
+                    let similarity = matcher.nameSimilarity(question.prepared, candidate)
+                    if similarity > best?.similarity ?? -1 { best = (question.name, byName, similarity) }
+                }
+            }
+            questionNames.append(best?.question)
+            return best?.record ?? record
         }
-        return matcher.compare(query: asked, candidates: records).map { result in
+        return matcher.compare(query: asked, candidates: records, questionNames: questionNames).map { result in
             let verdict: LookupVerdict = switch result.verdict {
             case .match: .match
             case .review: .review
@@ -54,6 +70,13 @@ public struct MatcherScorer: CandidateScorer {
             return CandidateScore(score: result.score, verdict: verdict, reasons: result.reasons.map { "\($0)" },
                                   ambiguous: result.ambiguous, branchBeyondReach: result.branchBeyondReach)
         }
+    }
+
+    /// The kinds a place's categories say, as category phrases name them ("shop=department_store" → "department store").
+    static func kinds(of place: Place) -> Set<String> {
+        Set(([place.category].compactMap { $0 } + place.categories).map { category in
+            String(category.split(separator: "=").last ?? "").lowercased().replacingOccurrences(of: "_", with: " ")
+        })
     }
 
     /// The candidate's main name, the other name the search matched, and each without the place's city at its

@@ -87,6 +87,16 @@ import Testing
         #expect(hall.json["id"] as? String == "osm:way/123814071")
         let square = try lookup(cli, ["Senate Square", "--near", "60.1693,24.9526", "--offline"])
         #expect(verdict(square.json) == "match" && square.json["id"] as? String == "osm:relation/2919121", "\(square.stderr)")
+        // Words that say what the place is, as its tags do (osmium: w8033120 Ateneum is tourism=museum, w122595241
+        // Stockmann shop=department_store): the name without them is compared. Before, "no place matching".
+        for (question, near, id) in [("Ateneum Art Museum", "60.1703,24.9443", "osm:way/8033120"),
+                                     ("Stockmann department store", "60.1684,24.9421", "osm:way/122595241")] {
+            let found = try lookup(cli, [question, "--near", near, "--offline"])
+            #expect(verdict(found.json) == "match" && found.json["id"] as? String == id, "\(question): \(found.stderr)")
+        }
+        // A kind the museum is not is no description of it.
+        let bar = try lookup(cli, ["Ateneum Bar", "--near", "60.1703,24.9443", "--offline"])
+        #expect(verdict(bar.json) != "match" || bar.json["id"] as? String != "osm:way/8033120")
     }
 
     @Test func kiasmaOfflineIsTheSameDoubtfulAnswerTwice() throws {
