@@ -326,7 +326,7 @@ public enum PlaceNormalizer {
         "cafe": "cafe", "coffee": "cafe", "espresso": "cafe", "tea": "cafe", "deli": "deli", "bakery": "bakery",
         "bar": "bar", "pub": "bar", "tavern": "bar", "lounge": "bar", "baari": "bar",
         "hotel": "hotel", "hostel": "hotel", "inn": "hotel", "motel": "hotel",
-        "shop": "shop", "store": "shop", "kauppa": "shop",
+        "shop": "shop", "store": "shop", "kauppa": "shop", "kauppakeskus": "shop",
         "pharmacy": "pharmacy", "ravintola": "restaurant", "kahvila": "cafe", "hotelli": "hotel",
         "pizzeria": "restaurant", "ravintolat": "restaurant", "krog": "restaurant", "kahvio": "cafe",
         "konditoria": "bakery", "leipomo": "bakery", "bageri": "bakery", "pubi": "bar", "hostelli": "hotel",
