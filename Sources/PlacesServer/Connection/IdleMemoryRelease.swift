@@ -5,7 +5,7 @@ import Synchronization
 /// Gives the memory malloc holds free back to the system when the server has no client left. A burst of
 /// connections leaves freed memory in malloc's arenas (jemalloc's in `places`, see Package.swift), which it keeps
 /// resident: after `bench/soak.sh`'s minute of mixed traffic the server held 104–114 MB at rest (issue 16 asks for
-/// under 100 MB; 68 MB with jemalloc and this release, 45 s of `bench/soak.sh`). Trimming costs a walk over the
+/// under 100 MB; 68–77 MB with jemalloc, 45 s of `bench/soak.sh`, twice). Trimming costs a walk over the
 /// arenas, so it runs off the event loops, at most once per `minimumInterval`; a server that goes idle again sooner
 /// is trimmed once that interval has passed.
 final class IdleMemoryRelease: Sendable {
