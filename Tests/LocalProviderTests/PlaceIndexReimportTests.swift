@@ -69,6 +69,50 @@ import Testing
         #expect(try index.database.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
     }
 
+    /// A large import that writes GeoNames cities drops `city`'s indexes (by source and grid cell) with `place`'s and
+    /// makes them again, the same, before it ends, or when the write stops without finishing its source; an import
+    /// without cities (an extract, which looks cities up by cell while it inserts) keeps them.
+    @Test func aLargeImportOfCitiesDropsTheCityIndexesTooAndMakesThemAgain() throws {
+        let path = try TestData.temporaryDirectory().appendingPathComponent("index.sqlite")
+        let index = try PlaceIndexStore(path: path)
+        let citySQL = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'city' ORDER BY name)"
+        let before = try index.database.read { db in try String.fetchOne(db, sql: citySQL) }
+        #expect(before?.contains("city_by_cell") == true && before?.contains("city_by_source") == true)
+        func city(_ i: Int) -> IndexedCity {
+            IndexedCity(geonameID: Int64(i), name: "Town \(i)", asciiName: "Town \(i)",
+                        coordinate: Coordinate(latitude: 60 + Double(i), longitude: 25), featureCode: "PPL", countryCode: "FI",
+                        admin1: nil, population: 1_000, timeZone: "Europe/Helsinki")
+        }
+        for finishing in [true, false] {
+            var during: String?
+            try index.write { writer in
+                writer.fewestRowsForDroppingIndexes = 3
+                for i in 1...5 {
+                    try writer.insert(city(i), source: "towns.txt")
+                    let town = Place(id: city(i).placeID, name: city(i).name, coordinate: city(i).coordinate, category: "city")
+                    try writer.insert(town, kind: .city, source: "towns.txt")
+                }
+                during = try String.fetchOne(writer.db, sql: citySQL)
+                if finishing { try writer.finishSource("towns.txt", kind: "geonames", places: 5, cities: 5) }
+            }
+            #expect(during == nil, "both dropped after the third row")
+            #expect(try index.database.read { db in try String.fetchOne(db, sql: citySQL) } == before)
+            if finishing {
+                #expect(try index.reverse(Coordinate(latitude: 64.001, longitude: 25)).city?.name == "Town 4")
+                try index.write { writer in try writer.removeSource("towns.txt") }
+            }
+        }
+        var duringExtract: String?
+        try index.write { writer in
+            writer.fewestRowsForDroppingIndexes = 3
+            for i in 1...5 { try writer.insert(Self.place(i, "Cafe \(i)"), kind: .poi, source: "cafes", keywords: ["cafe"]) }
+            duringExtract = try String.fetchOne(writer.db, sql: citySQL)
+            try writer.finishSource("cafes", kind: "osm.pbf", places: 5, cities: 0)
+        }
+        #expect(duringExtract == before, "an import without cities keeps them")
+        #expect(try index.database.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+    }
+
     @Test func aFileHoldingOneObjectTwiceKeepsTheLaterOne() throws {
         let path = try TestData.temporaryDirectory().appendingPathComponent("index.sqlite")
         let index = try PlaceIndexStore(path: path)
