@@ -107,14 +107,25 @@ public final class ReplyMemo: Sendable {
 
     /// `NIODeadline` rather than `ContinuousClock.Instant`: a standard-library instant has no layout known at
     /// compile time, so every copy of an entry went through runtime metadata (callgrind).
+    ///
+    /// Only the wire form is kept: the reply (a bulk string or null, all that is stored) is read back from it, so a
+    /// lookup copies out one buffer and the reply's bytes are held once.
     private struct Entry {
-        var reply: RESPValue
         /// The reply's wire form (RESP2), written as it is by a connection: see ``frame(answering:resp3:)``.
         var frame: ByteBuffer
+        /// The bulk string's length, the last bytes of `frame` but its `\r\n`; -1 for null.
+        var payload: Int
         var bytes: Int
         var expires: NIODeadline
         /// For a reply built from a cache hit: repeated only while the lease is current.
         var lease: CacheHitLease?
+
+        var isNull: Bool { payload < 0 }
+
+        var reply: RESPValue {
+            guard payload >= 0 else { return .null }
+            return .bulkString(frame.getSlice(at: frame.writerIndex - 2 - payload, length: payload)!)
+        }
 
         func answers(at now: NIODeadline) -> Bool { expires > now && (lease?.isCurrent ?? true) }
     }
@@ -193,9 +204,8 @@ public final class ReplyMemo: Sendable {
     ///   - now: the time the entry's age is checked against.
     func frame(answering key: Key, resp3: Bool, at now: NIODeadline) -> (frame: ByteBuffer, isNull: Bool)? {
         guard let entry = entry(for: key, at: now) else { return nil }
-        let isNull = entry.reply == .null
-        if resp3 && isNull { return (ByteBuffer(staticString: "_\r\n"), true) }
-        return (entry.frame, isNull)
+        if resp3 && entry.isNull { return (ByteBuffer(staticString: "_\r\n"), true) }
+        return (entry.frame, entry.isNull)
     }
 
     private func entry(for key: Key, at now: NIODeadline) -> Entry? {
@@ -245,9 +255,14 @@ public final class ReplyMemo: Sendable {
     ///   current, and for no longer than its lifetime.
     public func store(_ reply: RESPValue, for key: Key, lease: CacheHitLease? = nil) {
         let size: Int
+        let payload: Int
         switch reply {
-        case .bulkString(let bytes): size = key.byteCount + bytes.readableBytes
-        case .null: size = key.byteCount
+        case .bulkString(let bytes):
+            size = key.byteCount + bytes.readableBytes
+            payload = bytes.readableBytes
+        case .null:
+            size = key.byteCount
+            payload = -1
         default: return
         }
         let age = lease.map { min(timeToLive, .seconds(max(0, $0.lifetime))) } ?? timeToLive
@@ -258,7 +273,7 @@ public final class ReplyMemo: Sendable {
         reply.encode(into: &frame)
         state.withLock { state in
             state.misses += 1
-            let entry = Entry(reply: reply, frame: frame, bytes: size, expires: expires, lease: lease)
+            let entry = Entry(frame: frame, payload: payload, bytes: size, expires: expires, lease: lease)
             if let previous = state.entries.updateValue(entry, forKey: key) {
                 state.bytes -= previous.bytes
             } else {
