@@ -182,20 +182,38 @@ public final class ServerMetrics: Sendable {
     /// One connection's last command name and its counters: a connection mostly sends one command again and
     /// again, and finding the counters by name was most of what counting a memoised request cost.
     struct RecentCommand {
-        /// A copy of the name, so the receive buffer it came from is not kept alive.
-        private var name = ByteBuffer()
+        /// The name's bytes (up to 16; a longer name is not remembered), so no buffer is held or compared through.
+        private var words: (UInt64, UInt64) = (0, 0)
+        private var length = -1
         private var counters: CommandCounters?
 
         /// Counts one request of the command `name` and returns its counters, as ``ServerMetrics/countRequest(named:)``.
         mutating func countRequest(named name: ByteBuffer, in metrics: ServerMetrics) -> CommandCounters {
-            if let counters, name == self.name {
+            name.withUnsafeReadableBytes { countRequest(named: $0, in: metrics) }
+        }
+
+        /// The same for a name read in place (a span of the receive buffer).
+        mutating func countRequest(named name: UnsafeRawBufferPointer, in metrics: ServerMetrics) -> CommandCounters {
+            let words = Self.words(name)
+            if let counters, let words, name.count == length, words.0 == self.words.0, words.1 == self.words.1 {
                 counters.calls.wrappingAdd(1, ordering: .relaxed)
                 return counters
             }
-            let found = metrics.countRequest(named: name)
-            self.name = ByteBuffer(buffer: name)
-            counters = found
+            let found = metrics.countRequest(named: ByteBuffer(bytes: name))
+            if let words {
+                self.words = words
+                length = name.count
+                counters = found
+            }
             return found
+        }
+
+        /// The bytes of a name of at most 16 bytes, zero-padded; `nil` for a longer one.
+        private static func words(_ name: UnsafeRawBufferPointer) -> (UInt64, UInt64)? {
+            guard name.count <= 16 else { return nil }
+            var words: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: name) }
+            return words
         }
     }
 

@@ -48,6 +48,10 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     /// which is written again from the start once the channel has let go of it (``prepareOutbound()``): most
     /// flushes are written at once, so a connection does not allocate a buffer per flush.
     private var outbound: ByteBuffer
+    /// A memoised reply that is, so far, all the next flush writes: handed to the channel as the memo holds it
+    /// instead of being copied into `outbound` (an unpipelined client's usual case). Set only while `outbound`
+    /// holds nothing to write; any further reply first copies it there (``prepareOutbound()``), so order is kept.
+    private var soleFrame: ByteBuffer?
     private var closeWhenDrained = false
     private var quiescing = false
     private var heldRead = false
@@ -275,9 +279,7 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
         guard let reply = executor.memorisedFrame(answering: key, resp3: machine.protocolVersion == 3, at: now) else {
             return false
         }
-        let command = recentCommand.countRequest(
-            named: buffer.getSlice(at: buffer.readerIndex + frame.command.start, length: frame.command.length)!,
-            in: executor.metrics)
+        let command = countRequest(frame, in: buffer)
         buffer.moveReaderIndex(forwardBy: frame.length)
         executor.metrics.releaseRequestBytes(heldForPartialRequest)
         heldForPartialRequest = 0
@@ -294,14 +296,21 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
                                 command: frame.command)
         guard loopReads.isScheduled(key) else { return false }
         let started = executor.metrics.recordsLatency ? NIODeadline.now() : nil
-        let command = recentCommand.countRequest(
-            named: buffer.getSlice(at: buffer.readerIndex + frame.command.start, length: frame.command.length)!,
-            in: executor.metrics)
+        let command = countRequest(frame, in: buffer)
         let timing = started.flatMap { started in command.latency.map { RequestTiming(histogram: $0, started: started) } }
         _ = loopReads.join(key, then: awaitLoopRead(holding: heldForPartialRequest, timing: timing, context: context))
         heldForPartialRequest = 0
         buffer.moveReaderIndex(forwardBy: frame.length)
         return true
+    }
+
+    /// Counts the request `frame` locates at the front of `buffer` under the command it names, read in place.
+    private func countRequest(_ frame: RESPFrame, in buffer: ByteBuffer) -> ServerMetrics.CommandCounters {
+        let metrics = executor.metrics
+        return buffer.withUnsafeReadableBytes { bytes in
+            recentCommand.countRequest(
+                named: UnsafeRawBufferPointer(rebasing: bytes[frame.command.start..<frame.command.end]), in: metrics)
+        }
     }
 
     /// A request is arriving over several reads: take what it has declared so far from the server-wide
@@ -382,6 +391,10 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     /// A memoised reply in wire form: written at once when nothing is ahead of it, else queued behind the slower ones.
     private func enqueue(written frame: ByteBuffer) {
         if slots.isEmpty {
+            if soleFrame == nil && outbound.readableBytes == 0 {
+                soleFrame = frame
+                return
+            }
             prepareOutbound()
             outbound.writeImmutableBuffer(frame)
         } else {
@@ -447,14 +460,24 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
     }
 
     /// Before encoding a reply: once every byte of `outbound` has been handed to the channel, start again at the
-    /// front of its storage (a fresh storage of the same size only while the channel still holds the old one).
+    /// front of its storage (a fresh storage of the same size only while the channel still holds the old one);
+    /// a memoised reply held back to be written as it is (`soleFrame`) goes first.
     private func prepareOutbound() {
         if outbound.readableBytes == 0 && outbound.readerIndex > 0 { outbound.clear() }
+        if let frame = soleFrame {
+            soleFrame = nil
+            outbound.writeImmutableBuffer(frame)
+        }
     }
 
     private func flushReplies(context: ChannelHandlerContext) {
         guard !closed else { return }
-        if outbound.readableBytes > 0 {
+        if let frame = soleFrame {
+            // The only reply since the last flush, and a memoised one: the memo's own bytes go to the channel.
+            soleFrame = nil
+            trafficSinceCheck = true
+            send(frame, context: context)
+        } else if outbound.readableBytes > 0 {
             let bytes = outbound
             trafficSinceCheck = true
             // The storage is kept for the next replies (its size suits a pipelined batch), but never larger
@@ -464,15 +487,20 @@ final class RESPConnectionHandler: ChannelDuplexHandler {
             } else {
                 outbound.moveReaderIndex(to: outbound.writerIndex)
             }
-            if isFinishing && slots.isEmpty {
-                context.writeAndFlush(wrapOutboundOut(bytes)).assumeIsolated().whenComplete { [self] _ in
-                    self.close(context: context)
-                }
-                return
-            }
-            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+            send(bytes, context: context)
         } else if isFinishing && slots.isEmpty {
             close(context: context)
+        }
+    }
+
+    /// Writes and flushes `bytes`, then closes the connection if nothing more will be answered on it.
+    private func send(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        if isFinishing && slots.isEmpty {
+            context.writeAndFlush(wrapOutboundOut(bytes)).assumeIsolated().whenComplete { [self] _ in
+                self.close(context: context)
+            }
+        } else {
+            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
         }
     }
 

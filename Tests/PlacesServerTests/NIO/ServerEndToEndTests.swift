@@ -289,6 +289,22 @@ import Testing
         try await server.stop()
     }
 
+    /// A memo hit alone in a read is written from the memo's own bytes; with other replies in the same read it is
+    /// copied among them: either way the replies come in request order.
+    @Test func memoHitsAmongOtherRepliesKeepRequestOrder() async throws {
+        let server = try await TestServer.start()
+        let client = try RawClient(port: server.port)
+        try client.send("DETAILS osm:node/9\r\n")
+        #expect(try await client.reply() == .null)
+        let hit = "*2\r\n$7\r\nDETAILS\r\n$10\r\nosm:node/9\r\n"
+        try client.send(hit)
+        #expect(try await client.reply() == .null)
+        try client.send(hit + "PING\r\n" + hit + hit + "ECHO x\r\n")
+        #expect(try await client.replies(5) == [.null, .simpleString("PONG"), .null, .null, .bulk("x")])
+        #expect(server.server.metrics.snapshot.answeredFromMemory == 4)
+        try await server.stop()
+    }
+
     @Test func identicalReadsInFlightOnTwoConnectionsShareOneBackendCall() async throws {
         let backend = FakeApplication()
         let server = try await TestServer.start(commands: backend.commands)
