@@ -25,9 +25,10 @@ let exclusivityCheckedAtCompileTime: [SwiftSetting] = [.unsafeFlags(["-enforce-e
 /// through libjemalloc-dev). An import allocates and frees millions of small objects on several threads, many of them
 /// freed on another thread than the one that made them; glibc's malloc spent ~12 % of the import's CPU in its own
 /// bookkeeping (`_int_malloc`, `unlink_chunk`, `malloc_consolidate`), and the same import takes 7-13 % less CPU with
-/// jemalloc, for about 1 ms more at a process's start (README, Benchmarks: "jemalloc"). Linked as a shared library, listed before the C library, so that its
-/// `malloc` is the one every part of the process calls: a static copy is linked with its symbols hidden (the static
-/// Swift standard library hides those of every archive), and memory from one malloc freed by the other crashes.
+/// jemalloc, for about 1 ms more at a process's start (README, Benchmarks: "jemalloc"). Linked as a shared library,
+/// listed before the C library, so that its `malloc` is the one every part of the process calls: a static copy is
+/// linked with its symbols hidden (the static Swift standard library hides those of every archive), and memory from
+/// one malloc freed by the other crashes.
 let jemallocAsMalloc: [LinkerSetting] = [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
 
 let package = Package(
