@@ -187,12 +187,8 @@ public final class ServerMetrics: Sendable {
         private var length = -1
         private var counters: CommandCounters?
 
-        /// Counts one request of the command `name` and returns its counters, as ``ServerMetrics/countRequest(named:)``.
-        mutating func countRequest(named name: ByteBuffer, in metrics: ServerMetrics) -> CommandCounters {
-            name.withUnsafeReadableBytes { countRequest(named: $0, in: metrics) }
-        }
-
-        /// The same for a name read in place (a span of the receive buffer).
+        /// Counts one request of the command `name`, read in place (a span of the receive buffer), and returns its
+        /// counters, as ``ServerMetrics/countRequest(named:)``.
         mutating func countRequest(named name: UnsafeRawBufferPointer, in metrics: ServerMetrics) -> CommandCounters {
             let words = Self.words(name)
             if let counters, let words, name.count == length, words.0 == self.words.0, words.1 == self.words.1 {
