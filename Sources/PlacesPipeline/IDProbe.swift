@@ -28,10 +28,16 @@ import PlacesMatching
 /// with one letter added ("Vici" asked as "Viciq"), which a place named "Vici" fits by a slip and "Visi" does not.
 ///
 /// When the one id of (1) is the first of (2), the only place the words fit is the cheap candidate, and it is
-/// accepted without the paid call. Anything else (no id, two or more, another first id, a failed probe) pays as
-/// before. Probe (2) is what makes this sound: the count alone would accept the cheap candidate when the one
-/// place the costly source finds for the words is another (the namesake meant, whose name fits the words
-/// where the candidate's does not by the costly source's own rules).
+/// accepted without the paid call. When no id is left for a candidate whose name may be the one typed (a slip
+/// the costly source does not forgive: "Rri Bakery" beside "Rari Bakery"), the paid call is not made either: its
+/// answer comes from the same search, so it could hold no place the words fit, and the matcher accepts no other
+/// (it forgives no more than the costly source must for any probe to be sound), so it would be `review` at best;
+/// the cheap candidate is answered `review` for nothing (``Finding/nothingFits``), unless a phone or street address
+/// was typed, which the paid answer's own could corroborate. Anything else (two ids or more, another first id, no
+/// id for a candidate that only holds the words, a failed probe) pays as before. Probe (2) is what makes this
+/// sound: the count alone would accept the cheap candidate when the one place the costly source finds for the
+/// words is another (the namesake meant, whose name fits the words where the candidate's does not by the costly
+/// source's own rules).
 ///
 /// **Why the distinctive words only.** The place meant carries each distinctive word typed, or a word one
 /// slip from it ("Vamq Bakery" for "Vama Bakery"), whatever else it is called; a probe on those words therefore
@@ -51,6 +57,8 @@ enum IDProbe {
     struct Candidate: Sendable {
         var place: Place
         var provider: String
+        /// The candidate's score for the question as typed: the answer's when the probe finds no place at all.
+        var score: CandidateScore
         /// The candidate's score with its own name typed: what the question scores once the probe shows the
         /// words typed name it and nothing else.
         var settledScore: CandidateScore
@@ -106,7 +114,19 @@ enum IDProbe {
               required.allSatisfy(merged.has) else { return nil }
         var settled = rescored
         settled.reasons.append("+ name: the words typed fit no other place (free id probe)")
-        return Candidate(place: best.place, provider: provider, settledScore: settled, nameFits: best.score.verdict == .review)
+        return Candidate(place: best.place, provider: provider, score: best.score, settledScore: settled,
+                         nameFits: best.score.verdict == .review)
+    }
+
+    /// What the probes showed.
+    enum Finding: Equatable {
+        /// The words fit the cheap candidate alone: it is the answer, and the costly source is not paid.
+        case settled
+        /// The words fit no place within the reach of the point, and the candidate's name may be the one typed:
+        /// the paid answer could not be accepted, so the costly source is not paid and the candidate stays `review`.
+        case nothingFits
+        /// Nothing settled (another place fits, or a probe failed): the costly source is paid as without a probe.
+        case unsettled
     }
 
     /// Google's largest page of Text Search results: a probe answered with this many ids may have left some out.
@@ -122,7 +142,7 @@ enum IDProbe {
     }
 
     /// Asks `provider` the probes through its decorators (metered at $0, cached), notes each in `steps`, and says
-    /// whether the candidate is settled. A failed probe settles nothing and is no failure of the lookup: the
+    /// what they showed (``Finding``). A failed probe settles nothing and is no failure of the lookup: the
     /// paid call that follows is asked as before.
     ///
     /// 1. The distinctive words over the square around the point snapped to the grid.
@@ -158,8 +178,8 @@ enum IDProbe {
     /// and is never dropped; the namesake's id stays too, and two ids pay.
     static func run(_ query: MatchQuery, candidate: Candidate, on provider: any PlaceProvider, halfSide: Double,
                     nearReach: Double, grid: CoordinateGrid, steps: inout [LookupStep],
-                    probes: inout [String: Int]) async throws -> Bool {
-        guard let near = query.near else { return false }
+                    probes: inout [String: Int]) async throws -> Finding {
+        guard let near = query.near else { return .unsettled }
         let center = grid.snap(near)
         let area = "within \(Int(halfSide)) m"
         // The square is centred on the point snapped to the grid (so repeats share the cached probes), not on the
@@ -172,7 +192,7 @@ enum IDProbe {
             steps.append(LookupStep(.probed, provider: provider.name,
                                     "no free id probe: \(candidate.place.name) lies outside the square \(area) of the point; paying",
                                     cost: .zero))
-            return false
+            return .unsettled
         }
         func ask(_ probe: ProbeQuery) async throws -> [String]? {
             let text = probe.text
@@ -191,12 +211,12 @@ enum IDProbe {
         }
         let words = PlaceNormalizer.distinctiveWords(of: query.name,
                                                      localities: [query.city, candidate.place.address?.city].compactMap { $0 })
-        guard let typed = try await ask(ProbeQuery(text: words, center: center, halfSide: halfSide, limit: pageSize)) else { return false }
+        guard let typed = try await ask(ProbeQuery(text: words, center: center, halfSide: halfSide, limit: pageSize)) else { return .unsettled }
         var fitting = typed
         var dropped = 0
         if typed.count >= 2 && typed.count < pageSize {
             guard let wider = try await ask(ProbeQuery(text: words, center: center, halfSide: 2 * halfSide, limit: pageSize)) else {
-                return false
+                return .unsettled
             }
             if wider.count < pageSize {
                 fitting = typed.filter(wider.contains)
@@ -214,7 +234,7 @@ enum IDProbe {
                 asked.append(ProbeQuery(text: words + "q", center: center, halfSide: halfSide, limit: pageSize))
             }
             for probe in asked {
-                guard let answer = try await ask(probe) else { return false }
+                guard let answer = try await ask(probe) else { return .unsettled }
                 guard answer.count < pageSize else { within = Set(fitting); break }
                 within.formUnion(answer)
             }
@@ -224,24 +244,32 @@ enum IDProbe {
         let beyond = onlyNamedFarOff ? "farther than \(Int(reach)) m from the point and not named \"\(words)\"" : "farther than \(Int(reach)) m from the point"
         let unrelated = (dropped == 0 ? "" : " once \(dropped) loosely related result(s) missing from a square twice as wide are dropped")
             + (farther == 0 ? "" : "\(dropped == 0 ? " once" : " and") \(farther) place(s) \(beyond) are dropped")
+        // A phone or street address typed could be corroborated by the paid answer's own, which the name alone
+        // cannot be: then it pays as before.
+        if fitting.isEmpty && candidate.nameFits && query.phone == nil && query.address == nil {
+            steps.append(LookupStep(.probed, provider: provider.name,
+                                    "free id probe: no place fits \"\(words)\" \(area)\(unrelated), so the paid search could name none "
+                                        + "either; not paying", cost: .zero))
+            return .nothingFits
+        }
         guard fitting.count == 1 else {
             let count = fitting.isEmpty ? "no place" : "more than one place"
             steps.append(LookupStep(.probed, provider: provider.name,
                                     "free id probe: \(count) fits \"\(words)\" \(area)\(unrelated); paying", cost: .zero))
-            return false
+            return .unsettled
         }
         guard let named = try await ask(ProbeQuery(text: candidate.place.name, center: center, halfSide: halfSide, limit: 1)) else {
-            return false
+            return .unsettled
         }
         guard named.first == fitting[0] else {
             steps.append(LookupStep(.probed, provider: provider.name,
                                     "free id probe: one place fits \"\(words)\" \(area)\(unrelated), but not the one listed as "
                                         + "\"\(candidate.place.name)\"; paying", cost: .zero))
-            return false
+            return .unsettled
         }
         steps.append(LookupStep(.probed, provider: provider.name,
                                 "free id probe: one place fits \"\(words)\" \(area)\(unrelated), the one listed as \"\(candidate.place.name)\"",
                                 cost: .zero))
-        return true
+        return .settled
     }
 }

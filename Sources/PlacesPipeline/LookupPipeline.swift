@@ -239,11 +239,17 @@ public final class LookupPipeline: Sendable {
             }
             if quote.cost > .zero, !probeTried, matched.isEmpty, let candidate = probeCandidate, IDProbe.offered(by: provider) {
                 probeTried = true
-                let settled = try await IDProbe.run(query, candidate: candidate, on: provider,
+                let finding = try await IDProbe.run(query, candidate: candidate, on: provider,
                                                     halfSide: IDProbe.halfSide(query, candidate, policy: policy),
                                                     nearReach: policy.probeHalfSide, grid: policy.grid, steps: &steps,
                                                     probes: &probes)
-                if settled {
+                if finding == .nothingFits {
+                    bestOther = (candidate.place, candidate.score, candidate.provider)
+                    steps.append(LookupStep(.skipped, provider: provider.name,
+                                            "not paid: its answer could not be accepted; \(candidate.place.name) stays review"))
+                    continue
+                }
+                if finding == .settled {
                     matched.append(candidate.place)
                     firstMatchedBy = candidate.provider
                     bestMatchScore = candidate.settledScore

@@ -242,6 +242,41 @@ struct FreeIDProbeTests {
         #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("more than one place fits \"Vamaa\" within 1000 m; paying") })
     }
 
+    @Test("a slip Google does not forgive (a letter dropped from a four-letter word): no id, so nothing paid; the bakery is review")
+    func slipNoPlaceFitsIsNotPaid() async throws {
+        let world = FakeGoogleTextSearch(places: [Self.googleBakery, Self.googleOtherBakery])
+        // By Google's own rule "Vma" fits no word of either bakery (a slip needs four letters on both sides).
+        #expect(world.answer("Vma", restriction: nil, center: nil).isEmpty)
+        let rig = try await Self.rig(world, local: [Self.localBakery])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Vma Bakery")
+        #expect(!outcome.isAccepted && outcome.place?.id == Self.localBakery.id && outcome.match?.verdict == .review)
+        #expect(outcome.cost == .zero && outcome.calls["google"] == nil && outcome.probes["google"] == 1)
+        #expect(Self.textQueries(rig.google) == ["Vma"])
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("no place fits \"Vma\"") && $0.message.contains("not paying") })
+        #expect(outcome.steps.contains { $0.kind == .skipped && $0.provider == "google" && $0.message.contains("Vama Bakery stays review") })
+        let again = try await rig.lookup("Vma Bakery")
+        #expect(again.cache == .hit && again.place?.id == Self.localBakery.id && again.match?.verdict == .review)
+        #expect(rig.google.requests.count == 1)
+
+        // What the paid call would have bought: Google's answer for the whole name (every bakery, by "Bakery"), and
+        // no place in it the matcher accepts.
+        let paying = try await Self.rig(world, local: [Self.localBakery], freeProbes: false)
+        defer { Task { await paying.google.shutdown() } }
+        let paid = try await paying.lookup("Vma Bakery")
+        #expect(paid.calls["google"] == 1 && paid.cost > .zero && !paid.isAccepted)
+    }
+
+    @Test("the same slip with a phone typed: the paid answer's phone could settle it, so Google is paid")
+    func slipNoPlaceFitsWithAPhonePays() async throws {
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleBakery, Self.googleOtherBakery]), local: [Self.localBakery])
+        defer { Task { await rig.google.shutdown() } }
+        let query = MatchQuery(name: "Vma Bakery", near: Self.user, phone: "+358 9 1234567", fields: Self.fields)
+        let outcome = try await rig.pipeline.lookup(LookupRequest(query: query))
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 1)
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("no place fits \"Vma\" within 1000 m; paying") })
+    }
+
     // A bare name whose one cheap venue carries a word the matcher does not strip as a kind word: "Kasa" 15 m from
     // "Kasa Studio" (`nonMatch` on the name alone).
     static let localStudio = Place(id: PlaceID(provider: "osm", nativeID: "node/303"), name: "Kasa Studio",
@@ -272,6 +307,17 @@ struct FreeIDProbeTests {
         // fits it by one slip, so it stays.
         #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 5)
         #expect(Self.textQueries(rig.google).prefix(5) == ["Kasa", "Kasa", "Kasa", "Kasa", "Kasaq"])
+    }
+
+    @Test("a bare name held by a venue that Google does not know by that word: no id, and the venue only holds the words, so Google is paid")
+    func bareNameHeldByAVenueNoIDPays() async throws {
+        // Google's coverage should include the venue; when its search finds nothing for a word the venue's own name
+        // holds, the probe's premise fails, and no answer is settled either way.
+        let rig = try await Self.rig(FakeGoogleTextSearch(places: [Self.googleUnrelated]), local: [Self.localStudio])
+        defer { Task { await rig.google.shutdown() } }
+        let outcome = try await rig.lookup("Kasa")
+        #expect(outcome.calls["google"] == 1 && outcome.cost > .zero && outcome.probes["google"] == 1)
+        #expect(outcome.steps.contains { $0.kind == .probed && $0.message.contains("no place fits \"Kasa\" within 1000 m; paying") })
     }
 
     // "Kasa" 15 m from the one "Kasa Gallery" the local index lists: "Gallery" is a kind word, so the gallery is
@@ -462,7 +508,8 @@ struct IDProbeCandidateTests {
     func reach() throws {
         let policy = LookupPolicy()
         func listed(_ place: Place) -> IDProbe.Candidate {
-            IDProbe.Candidate(place: place, provider: "local", settledScore: CandidateScore(score: 1, verdict: .match))
+            IDProbe.Candidate(place: place, provider: "local", score: CandidateScore(score: 0.8, verdict: .review),
+                              settledScore: CandidateScore(score: 1, verdict: .match))
         }
         let near = listed(Self.place("Mito Bistro", metres: 15)), far = listed(Self.place("Mito Bistro", metres: 400))
         let query = MatchQuery(name: "Mito", near: Self.user)
