@@ -312,6 +312,8 @@ enum PipelineBenchmark {
                 return " <\(world.places[i].name) \(d) m\(world.cheapKnows[i] ? " cheap" : "")\(i == item.truth ? " TRUTH" : "")>"
             }.joined()
         }
+        let answer = outcome.place.map { "\(outcome.isAccepted ? "accepted" : "review") \($0.name)\(world.truth(of: $0) == item.truth ? " TRUTH" : "")" }
+        line += " => \(answer ?? "no answer")"
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
