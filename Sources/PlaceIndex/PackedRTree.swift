@@ -65,9 +65,11 @@ struct PackedRTree {
 
     /// The `%_node` rows: node number and blob, the root (1) first.
     private(set) var nodes: [(number: Int64, data: [UInt8])] = []
-    /// The `%_rowid` rows: each entry's rowid and the leaf that holds it.
+    /// The `%_rowid` rows: each entry's rowid and the leaf that holds it, by rowid. In that order each row goes in at
+    /// the end of the table's B-tree; in the leaves' order each landed anywhere in it (`sqlite3`, the generated
+    /// extract's 375,000 rows: 0.35 s in the leaves' order, 0.15 s by rowid).
     private(set) var leafOfEntry: [(id: Int64, node: Int64)] = []
-    /// The `%_parent` rows: each node but the root and its parent.
+    /// The `%_parent` rows: each node but the root and its parent, by node number (as `%_rowid`'s, by rowid).
     private(set) var parentOfNode: [(node: Int64, parent: Int64)] = []
 
     static let bytesPerCell = 8 + 4 * 4
@@ -121,6 +123,8 @@ struct PackedRTree {
                 nodes.append((number, blob))
             }
         }
+        leafOfEntry.sort { $0.id < $1.id }
+        parentOfNode.sort { $0.node < $1.node }
         if entries.isEmpty {
             // An empty tree is an empty root leaf, as `CREATE VIRTUAL TABLE` leaves it.
             nodes = [(1, [UInt8](repeating: 0, count: nodeSize))]
