@@ -41,7 +41,7 @@ public final class PlaceIndexWriter {
             ], at: 0)
         }
         for sql in statements { try db.execute(sql: sql, arguments: [source]) }
-        pendingRTreeEntries[source] = nil
+        pendingRows[source] = nil
         guard rebuildIndexes else { return }
         // FTS5's own rebuild reads the words of every row left; the R*Tree is packed from their positions.
         try db.execute(sql: "INSERT INTO place_fts (place_fts) VALUES ('rebuild')")
@@ -56,7 +56,8 @@ public final class PlaceIndexWriter {
                              fingerprint: SourceFingerprint? = nil) throws {
         phases.mark("rows")
         try replaceEarlierRows()
-        let rtree = try startRTree(source)
+        let addedRows = takeAddedRows(of: source)
+        let rtree = try startRTree(adding: addedRows)
         try restoreSecondaryIndexes()
         phases.mark("replace")
         let vocabulary = ComputedElsewhere { [counts = typoTerms.counts] in Self.sortedTypoTerms(counts) }
@@ -76,32 +77,64 @@ public final class PlaceIndexWriter {
         phases.mark("typo")
         try saveNamePrefixes()
         phases.mark("prefixes")
+        // What the file's places cover: the rows this import added, as they went in, and the file's older rows (those
+        // it took over in place, or an earlier write's), read back.
+        var extent = SourceExtent()
+        for row in addedRows { extent.add(latitude: row.latitude, longitude: row.longitude, names: row.names) }
+        if let older = try Row.fetchOne(db, sql: """
+            SELECT count(*), count(*) + sum(\(PreparedPlace.alternateNameCount)), min(lat), max(lat), min(lon), max(lon)
+            FROM place WHERE source = ? AND rowid < ?
+            """, arguments: [source, firstPendingRowid ?? Int64.max]), let rows = older[0] as Int?, rows > 0 {
+            extent.add(SourceExtent(rows: rows, names: older[1], minLatitude: older[2], maxLatitude: older[3],
+                                    minLongitude: older[4], maxLongitude: older[5]))
+        }
         firstPendingRowid = nil
         try db.execute(sql: """
             INSERT OR REPLACE INTO source (name, kind, imported_at, places, cities, bytes, checksum, format,
                 address_points, names, min_lat, max_lat, min_lon, max_lon)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                count(*) + sum(CASE alt_names WHEN '' THEN 0 ELSE length(alt_names) - length(replace(alt_names, char(10), '')) + 1 END),
-                min(lat), max(lat), min(lon), max(lon)
-            FROM place WHERE source = ?
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [source, kind, now, places, cities, fingerprint?.bytes ?? 0, fingerprint?.checksum ?? "",
-                             PlaceIndexStore.format, addressPoints, source])
+                             PlaceIndexStore.format, addressPoints, extent.names, extent.minLatitude, extent.maxLatitude,
+                             extent.minLongitude, extent.maxLongitude])
         phases.mark("source")
     }
 
-    /// The R*Tree entries of the rows this import inserted, by source, in rowid order: each row's entry is kept as the
-    /// row goes in, so that the end of the import does not read every new row back (0.13–0.18 s of CPU in `sqlite3`
-    /// alone for the generated extract's 340,000 rows).
-    private var pendingRTreeEntries: [String: [PackedRTree.Entry]] = [:]
+    /// A row this import inserted, as the end of the import needs it: its position (its R*Tree entry, and the box
+    /// of its file's places) and how many names it counts for in its file's `source` row.
+    struct AddedRow {
+        var id: Int64
+        var latitude: Double
+        var longitude: Double
+        var names: Int
+    }
 
-    /// Keeps the R*Tree entry of the row `rowid` that `prepared` just became. A row takes a rowid above every row
-    /// there is, so entries at or above it are of rows deleted since (SQLite hands a deleted last rowid out again).
-    private func keepRTreeEntry(of prepared: PreparedPlace, rowid: Int64) {
-        func keep(in entries: inout [PackedRTree.Entry]) {
-            while let last = entries.last, last.id >= rowid { entries.removeLast() }
-            entries.append(PackedRTree.Entry(id: rowid, latitude: prepared.coordinate.latitude, longitude: prepared.coordinate.longitude))
+    /// The rows this import inserted, by source, in rowid order: kept as each row goes in, so that the end of the
+    /// import does not read every new row back (for the generated extract's 340,000 rows: their R*Tree entries
+    /// 0.13–0.18 s of CPU in `sqlite3` alone, their names and box for the `source` row 0.18–0.26 s in the import).
+    private var pendingRows: [String: [AddedRow]] = [:]
+
+    /// Keeps the row `rowid` that `prepared` just became. A row takes a rowid above every row there is, so rows kept
+    /// at or above it were deleted since (SQLite hands a deleted last rowid out again).
+    private func keepAddedRow(_ prepared: PreparedPlace, rowid: Int64) {
+        func keep(in rows: inout [AddedRow]) {
+            while let last = rows.last, last.id >= rowid { rows.removeLast() }
+            rows.append(AddedRow(id: rowid, latitude: prepared.coordinate.latitude, longitude: prepared.coordinate.longitude,
+                                 names: prepared.names))
         }
-        keep(in: &pendingRTreeEntries[prepared.source, default: []])
+        keep(in: &pendingRows[prepared.source, default: []])
+    }
+
+    /// The rows of `source` this import inserted and kept: every row of `source` from ``firstPendingRowid`` on. Call
+    /// it after ``replaceEarlierRows()``, the last to delete rows; rows of another source are dropped, as they stay out
+    /// of the R*Tree and the full-text index.
+    private func takeAddedRows(of source: String) -> [AddedRow] {
+        let firstAdded = firstPendingRowid ?? Int64.max
+        var rows = pendingRows[source] ?? []
+        pendingRows = [:]
+        if !deletedRowids.isEmpty || rows.first.map({ $0.id < firstAdded }) == true {
+            rows.removeAll { deletedRowids.contains($0.id) || $0.id < firstAdded }
+        }
+        return rows
     }
 
     /// How this import's new rows go into the R*Tree, decided once the rows are in.
@@ -114,29 +147,24 @@ public final class PlaceIndexWriter {
         case packed(ComputedElsewhere<PackedRTree>)
     }
 
-    /// Starts adding the rows this import inserted for `source` (rows it updated in place kept their entries) to the
-    /// R*Tree; ``finishRTree(_:)`` ends it. Call it after ``replaceEarlierRows()``, which deletes rows and the
-    /// entries of those the tree held.
-    private func startRTree(_ source: String) throws -> RTreeAddition {
-        let firstAdded = firstPendingRowid ?? Int64.max
-        let deleted = deletedRowids
-        var newEntries = pendingRTreeEntries[source] ?? []
-        pendingRTreeEntries = [:]
-        if !deleted.isEmpty || newEntries.first.map({ $0.id < firstAdded }) == true {
-            newEntries.removeAll { deleted.contains($0.id) || $0.id < firstAdded }
+    /// Starts adding `added` (this import's new rows: rows it updated in place kept their entries) to the R*Tree;
+    /// ``finishRTree(_:)`` ends it. Call it after ``replaceEarlierRows()``, which deletes the entries of the rows it
+    /// deletes from the tree.
+    private func startRTree(adding added: [AddedRow]) throws -> RTreeAddition {
+        @Sendable func entries(_ rows: [AddedRow]) -> [PackedRTree.Entry] {
+            rows.map { PackedRTree.Entry(id: $0.id, latitude: $0.latitude, longitude: $0.longitude) }
         }
         let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM place_rtree_rowid") ?? 0
-        guard newEntries.count * 4 >= held else { return .throughTheTable(newEntries) }
-        var entries: [PackedRTree.Entry] = []
-        entries.reserveCapacity(held + newEntries.count)
+        guard added.count * 4 >= held else { return .throughTheTable(entries(added)) }
+        var heldEntries: [PackedRTree.Entry] = []
+        heldEntries.reserveCapacity(held)
         let heldRows = try Row.fetchCursor(db, sql: "SELECT id, min_lat, max_lat, min_lon, max_lon FROM place_rtree")
         while let row = try heldRows.next() {
-            entries.append(PackedRTree.Entry(id: row[0], minLatitude: Float(row[1] as Double), maxLatitude: Float(row[2] as Double),
-                                             minLongitude: Float(row[3] as Double), maxLongitude: Float(row[4] as Double)))
+            heldEntries.append(PackedRTree.Entry(id: row[0], minLatitude: Float(row[1] as Double), maxLatitude: Float(row[2] as Double),
+                                                 minLongitude: Float(row[3] as Double), maxLongitude: Float(row[4] as Double)))
         }
-        entries += newEntries
         let nodeSize = try rtreeNodeSize()
-        return .packed(ComputedElsewhere { [entries] in PackedRTree(entries, nodeSize: nodeSize) })
+        return .packed(ComputedElsewhere { [heldEntries] in PackedRTree(heldEntries + entries(added), nodeSize: nodeSize) })
     }
 
     /// Writes what ``startRTree(_:)`` started.
@@ -252,7 +280,7 @@ public final class PlaceIndexWriter {
         if firstPendingRowid == nil { firstPendingRowid = rowid }
         try countInsertedRow()
         if !deletedRowids.isEmpty { deletedRowids.remove(rowid) }  // SQLite hands a deleted last rowid out again
-        keepRTreeEntry(of: prepared, rowid: rowid)
+        keepAddedRow(prepared, rowid: rowid)
         if prepared.kind != .address, let first = prepared.firstNameWord {
             namePrefixes.add(place: rowid, firstWord: first, importance: prepared.importance)
         }
@@ -535,6 +563,39 @@ public final class PlaceIndexWriter {
     }
 }
 
+/// What a file's `source` row says of its places: how many rows, how many names (each row's main name and its
+/// alternate names) and the box around them, `nil` without rows.
+struct SourceExtent {
+    var rows = 0
+    var names = 0
+    var minLatitude: Double?
+    var maxLatitude: Double?
+    var minLongitude: Double?
+    var maxLongitude: Double?
+
+    mutating func add(latitude: Double, longitude: Double, names: Int) {
+        add(SourceExtent(rows: 1, names: names, minLatitude: latitude, maxLatitude: latitude, minLongitude: longitude,
+                         maxLongitude: longitude))
+    }
+
+    mutating func add(_ other: SourceExtent) {
+        func least(_ a: Double?, _ b: Double?) -> Double? {
+            guard let a, let b else { return a ?? b }
+            return min(a, b)
+        }
+        func most(_ a: Double?, _ b: Double?) -> Double? {
+            guard let a, let b else { return a ?? b }
+            return max(a, b)
+        }
+        rows += other.rows
+        names += other.names
+        minLatitude = least(minLatitude, other.minLatitude)
+        maxLatitude = most(maxLatitude, other.maxLatitude)
+        minLongitude = least(minLongitude, other.minLongitude)
+        maxLongitude = most(maxLongitude, other.maxLongitude)
+    }
+}
+
 /// A value computed on another thread while the one that writes SQLite goes on with what needs the connection;
 /// ``wait()`` hands it over. The rest of an import's end runs on that one thread while the other cores idle.
 final class ComputedElsewhere<Value: Sendable>: @unchecked Sendable {
@@ -682,6 +743,11 @@ public struct PreparedPlace: Sendable {
     let coordinate: Coordinate
     let kind: IndexedPlaceKind
     let importance: Double
+    /// How many names the row counts for in its file's `source` row: its main name and its alternate names.
+    let names: Int
+    /// The same count of a row in SQL, for rows read back: SQLite's `length` stops at a NUL, so only the newlines
+    /// before one separate names (``alternateNames(in:)`` counts so too).
+    static let alternateNameCount = "CASE alt_names WHEN '' THEN 0 ELSE length(alt_names) - length(replace(alt_names, char(10), '')) + 1 END"
     /// The row's values in the order of the writer's INSERT, without `imported_at`.
     let values: [DatabaseValue]
     /// The words of names and streets typo correction may correct to: 4 to 40 letters, no digits. Picked
@@ -739,11 +805,13 @@ public struct PreparedPlace: Sendable {
         }
         // DatabaseValues straight away: an array of `any DatabaseValueConvertible` boxed each of the 30 values
         // of every place an import prepares.
+        let altNames = alternates.map(\.name).joined(separator: "\n")
         self.id = place.id.description
         self.source = source
         self.coordinate = place.coordinate
         self.kind = kind
         self.importance = importance
+        self.names = 1 + Self.alternateNames(in: altNames)
         self.values = [
             id.databaseValue, source.databaseValue, kind.rawValue.databaseValue, place.name.databaseValue,
             TextFolding.fold(place.name).databaseValue, place.coordinate.latitude.databaseValue,
@@ -754,12 +822,23 @@ public struct PreparedPlace: Sendable {
             a?.houseNumber.databaseValue ?? .null, a?.street.databaseValue ?? .null, a?.unit.databaseValue ?? .null,
             a?.postcode.databaseValue ?? .null, a?.city.databaseValue ?? .null, a?.district.databaseValue ?? .null,
             a?.region.databaseValue ?? .null, a?.countryCode.databaseValue ?? .null, place.attribution.databaseValue,
-            keywords.joined(separator: " ").databaseValue, alternates.map(\.name).joined(separator: "\n").databaseValue,
+            keywords.joined(separator: " ").databaseValue, altNames.databaseValue,
             nameWords.joined(separator: " ").databaseValue, searchAlt.databaseValue,
             Self.unique(addressWords).joined(separator: " ").databaseValue, importance.databaseValue,
         ]
         self.typoTerms = typoWords.joined().filter(Self.isTypoTerm)
         self.firstNameWord = nameWords.first
+    }
+
+    /// How many names `altNames` (one a line) holds, as ``alternateNameCount`` counts them.
+    static func alternateNames(in altNames: String) -> Int {
+        guard !altNames.isEmpty else { return 0 }
+        var newlines = 0
+        for byte in altNames.utf8 {
+            if byte == 0 { break }
+            if byte == UInt8(ascii: "\n") { newlines += 1 }
+        }
+        return newlines + 1
     }
 
     /// Whether typo correction may correct to `word`: 4 to 40 letters, no digits.
