@@ -85,7 +85,7 @@ public final class PlaceIndexWriter {
             SELECT count(*), count(*) + sum(\(PreparedPlace.alternateNameCount)), min(lat), max(lat), min(lon), max(lon)
             FROM place WHERE source = ? AND rowid < ?
             """, arguments: [source, firstPendingRowid ?? Int64.max]), let rows = older[0] as Int?, rows > 0 {
-            extent.add(SourceExtent(rows: rows, names: older[1], minLatitude: older[2], maxLatitude: older[3],
+            extent.add(SourceExtent(names: older[1], minLatitude: older[2], maxLatitude: older[3],
                                     minLongitude: older[4], maxLongitude: older[5]))
         }
         firstPendingRowid = nil
@@ -563,10 +563,9 @@ public final class PlaceIndexWriter {
     }
 }
 
-/// What a file's `source` row says of its places: how many rows, how many names (each row's main name and its
-/// alternate names) and the box around them, `nil` without rows.
+/// What a file's `source` row says of its places: how many names (each row's main name and its alternate names)
+/// and the box around them, `nil` without rows.
 struct SourceExtent {
-    var rows = 0
     var names = 0
     var minLatitude: Double?
     var maxLatitude: Double?
@@ -574,7 +573,7 @@ struct SourceExtent {
     var maxLongitude: Double?
 
     mutating func add(latitude: Double, longitude: Double, names: Int) {
-        add(SourceExtent(rows: 1, names: names, minLatitude: latitude, maxLatitude: latitude, minLongitude: longitude,
+        add(SourceExtent(names: names, minLatitude: latitude, maxLatitude: latitude, minLongitude: longitude,
                          maxLongitude: longitude))
     }
 
@@ -587,7 +586,6 @@ struct SourceExtent {
             guard let a, let b else { return a ?? b }
             return max(a, b)
         }
-        rows += other.rows
         names += other.names
         minLatitude = least(minLatitude, other.minLatitude)
         maxLatitude = most(maxLatitude, other.maxLatitude)
