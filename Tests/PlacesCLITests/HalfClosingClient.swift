@@ -2,11 +2,11 @@ import Foundation
 import LoopbackSocket
 
 /// What `nc -N` does: connect to 127.0.0.1, send the bytes, shut down the write side, and read until
-/// the server closes (at most 30 s). Replies are split into one string per reply: a bulk's body, a
+/// the server closes (at most ``LoopbackSocket/hangGuardSeconds``). Replies are split into one string per reply: a bulk's body, a
 /// simple string or error line with its `+`/`-` sign, `nil` bulks as the empty string.
 enum HalfClosingClient {
     static func send(_ text: String, port: Int) throws -> (replies: [String], closed: Bool) {
-        let socket = try LoopbackSocket(port: port, readTimeoutSeconds: 30)
+        let socket = try LoopbackSocket(port: port)
         try socket.send(Array(text.utf8))
         socket.shutdownWrite()
         var received: [UInt8] = []

@@ -141,7 +141,7 @@ struct OutOfRangeNumbersServeTests {
     }
 }
 
-/// Inline commands over a ``LoopbackSocket``: reads one reply line (the socket's 10 s read timeout makes a
+/// Inline commands over a ``LoopbackSocket``: reads one reply line (the socket's read timeout makes a
 /// dead server fail the test instead of hanging it). A bulk reply's header line is returned as is.
 final class LineSocket {
     private let socket: LoopbackSocket

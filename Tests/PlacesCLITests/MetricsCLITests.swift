@@ -134,7 +134,7 @@ struct MetricsCLITests {
 struct RedisLineClient {
     let socket: LoopbackSocket
 
-    init(port: Int) throws { socket = try LoopbackSocket(port: port, readTimeoutSeconds: 60) }
+    init(port: Int) throws { socket = try LoopbackSocket(port: port) }
 
     func request(_ line: String) throws -> String {
         try socket.send(Array((line + "\r\n").utf8))
@@ -177,7 +177,7 @@ struct HTTPResponse {
     }
 
     static func raw(_ request: [UInt8], port: Int) throws -> String {
-        let socket = try LoopbackSocket(port: port, readTimeoutSeconds: 60)
+        let socket = try LoopbackSocket(port: port)
         try socket.send(request)
         var received: [UInt8] = []
         while case .bytes(let bytes) = socket.receive() { received += bytes }

@@ -16,7 +16,7 @@ import Testing
         let server = try await TestServer.start(commands: .places(try await SharedIndex.shared.application(home: home)))
         // A generous read deadline: it only bounds a failure; under a starved 2-core pool the first SPOT.ADD (which
         // opens spots.sqlite) took longer than the default 10 s in CI-style runs.
-        let client = try RawClient(port: server.port, readTimeoutSeconds: 120)
+        let client = try RawClient(port: server.port)
 
         // Server → store: a spot saved with SPOT.ADD is in the database the CLI opens.
         try client.send("*6\r\n$8\r\nSPOT.ADD\r\n$12\r\nCafe Regatta\r\n$7\r\n60.1830\r\n$7\r\n24.9096\r\n$3\r\nTAG\r\n$6\r\ncoffee\r\n")

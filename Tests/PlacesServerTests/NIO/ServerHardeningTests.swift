@@ -13,7 +13,7 @@ import Testing
     /// answered, in order, then the server closes; a partial request at the end is dropped.
     @Test func aHalfClosedClientGetsEveryReplyThenTheServerCloses() async throws {
         let server = try await TestServer.start()
-        let client = try RawClient(port: server.port, readTimeoutSeconds: 120)
+        let client = try RawClient(port: server.port)
         try client.send("SEARCH maya\r\nSEARCH slow:200\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\nSEARCH unfinish")
         client.shutdownWrite()
         let (text, closed) = await client.readToEnd()
@@ -31,7 +31,7 @@ import Testing
     /// still works through the rest of what was received.
     @Test func aHalfClosedClientsLongPipelineIsAnsweredToTheEnd() async throws {
         let server = try await TestServer.start(ServerConfiguration(maxPipelinedRequests: 4))
-        let client = try RawClient(port: server.port, readTimeoutSeconds: 120)
+        let client = try RawClient(port: server.port)
         let count = 60
         try client.send((0..<count).map { "SEARCH slow:\($0 % 3)\r\n" }.joined() + "PING\r\n")
         client.shutdownWrite()

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ServerTransactionTests {
     @Test func aPipelinedTransactionIsQueuedThenAnsweredAsOneArray() async throws {
         let server = try await TestServer.start()
-        let client = try RawClient(port: server.port, readTimeoutSeconds: 60)
+        let client = try RawClient(port: server.port)
         try client.send("MULTI\r\nSEARCH \"maya bar\"\r\nPING\r\nDETAILS geonames:658225\r\nEXEC\r\nPING after\r\n")
         let replies = try await client.replies(6)
         #expect(Array(replies[0...3]) == [.simpleString("OK"), .simpleString("QUEUED"), .simpleString("QUEUED"), .simpleString("QUEUED")])
@@ -23,7 +23,7 @@ import Testing
 
     @Test func discardAndTheErrorsAnswerAsRedisDoes() async throws {
         let server = try await TestServer.start()
-        let client = try RawClient(port: server.port, readTimeoutSeconds: 60)
+        let client = try RawClient(port: server.port)
         try client.send("MULTI\r\nPING\r\nDISCARD\r\nEXEC\r\nDISCARD\r\nMULTI\r\nMULTI\r\nNOSUCH x\r\nEXEC\r\nPING\r\n")
         let replies = try await client.replies(10)
         #expect(Array(replies[0...4]) == [

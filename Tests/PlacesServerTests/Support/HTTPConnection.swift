@@ -18,8 +18,8 @@ final class HTTPConnection: @unchecked Sendable {
     private let socket: LoopbackSocket
     private var received: [UInt8] = []
 
-    init(port: Int, readTimeoutSeconds: Int = 120) throws {
-        socket = try LoopbackSocket(port: port, readTimeoutSeconds: readTimeoutSeconds)
+    init(port: Int) throws {
+        socket = try LoopbackSocket(port: port)
     }
 
     static func request(_ path: String, method: String = "GET") -> [UInt8] {

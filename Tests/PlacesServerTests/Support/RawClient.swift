@@ -10,8 +10,8 @@ final class RawClient: @unchecked Sendable {
     private let socket: LoopbackSocket
     private var received: [UInt8] = []
 
-    init(port: Int, readTimeoutSeconds: Int = 10) throws {
-        socket = try LoopbackSocket(port: port, readTimeoutSeconds: readTimeoutSeconds)
+    init(port: Int) throws {
+        socket = try LoopbackSocket(port: port)
     }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
