@@ -277,7 +277,10 @@ public final class PlaceIndexWriter {
 
     /// Records what a newly inserted row adds to this import's name prefixes.
     private func inserted(_ prepared: PreparedPlace, rowid: Int64) throws {
-        if firstPendingRowid == nil { firstPendingRowid = rowid }
+        // A new row takes the highest rowid there is plus one: below the first pending row when every row from there
+        // on was deleted since (``replaceEarlierRows()`` deleting this import's own rows and the index's newest), and
+        // then no older row lies at or above it, so the pending rows start at it.
+        if firstPendingRowid.map({ rowid < $0 }) ?? true { firstPendingRowid = rowid }
         try countInsertedRow()
         if !deletedRowids.isEmpty { deletedRowids.remove(rowid) }  // SQLite hands a deleted last rowid out again
         keepAddedRow(prepared, rowid: rowid)
