@@ -252,8 +252,11 @@ public final class PlaceIndexWriter {
                 if prepared.kind != .address, let first = prepared.firstNameWord {
                     namePrefixes.add(place: rowid, firstWord: first, importance: prepared.importance)
                 }
+                // An earlier copy of the object in this file, waiting to replace the row, would undo this later one.
+                if replacedIDs.remove(prepared.id) != nil { replacements.removeAll { $0.id == prepared.id } }
             } else {
                 replacements.append(prepared)
+                replacedIDs.insert(prepared.id)
             }
             return
         }
@@ -345,6 +348,8 @@ public final class PlaceIndexWriter {
 
     /// Rows of this import whose id an earlier row already had, in the order they came.
     private var replacements: [PreparedPlace] = []
+    /// The ids of ``replacements``.
+    private var replacedIDs = Set<String>()
 
     /// Deletes the earlier rows that this import's ``replacements`` replace (their full-text, R*Tree and
     /// name-prefix entries with them), then inserts the replacements. Rows this import inserted itself (a
@@ -364,6 +369,7 @@ public final class PlaceIndexWriter {
         try db.execute(sql: "DROP TABLE replaced_place")
         let rows = replacements
         replacements = []
+        replacedIDs = []
         let insert = try placeInsert()
         for prepared in rows {
             try Self.execute(insert, prepared.values, now.databaseValue, in: db)
