@@ -9,8 +9,8 @@ import Testing
 /// copy of an object a file holds twice wins over the earlier one. Files are small and draw their objects from a
 /// pool of twelve, so they hit every path the writer has: rows updated in place, replacements of older rows and of
 /// the import's own, rowids handed out again, the R*Tree packed or filled entry by entry, `place`'s indexes dropped
-/// and made again, a source removed by rebuilding both indexes. (Run with more seeds to search further: 300 seeds
-/// found the two writer bugs this suite was written for, then passed.)
+/// and made again, a source removed by rebuilding both indexes. (Its first run found a writer bug: an earlier copy
+/// of an object undoing the later one. 300 seeds pass now; run more to search further.)
 @Suite struct PlaceIndexReimportModelTests {
     /// Far enough apart that a 100 m `nearby` around one holds only the places at it.
     static let spots = [
