@@ -23,9 +23,12 @@ final class TestMetricsServer: Sendable {
     /// - Parameters:
     ///   - scrapeGate: when given, every scrape waits at it (a scrape in flight is then a fact, not a timing guess).
     ///   - prepare: called with the registry before the listener starts (to make scrapes larger, say).
+    ///   - idleTimeout: an hour unless a test is about the idle timeout: with the listener's 30 s, a full `swift test`
+    ///     on two busy cores once left a held connection idle that long and the server closed it, freeing a slot the
+    ///     test counted on being taken.
     static func start(configuration: ServerConfiguration = ServerConfiguration(),
                       maxConnections: Int = MetricsHTTPServer.defaultMaxConnections,
-                      idleTimeout: TimeAmount = MetricsHTTPServer.defaultIdleTimeout, scrapeGate: Gate? = nil,
+                      idleTimeout: TimeAmount = .hours(1), scrapeGate: Gate? = nil,
                       prepare: (PrometheusCollectorRegistry) -> Void = { _ in }) async throws -> TestMetricsServer {
         var configuration = configuration
         configuration.host = "127.0.0.1"
