@@ -18,6 +18,10 @@ import NIOPosix
 /// #expect(fake.violations.isEmpty)                                 // Google requests matched the discovery document
 /// ```
 public final class FakeUpstream: Sendable {
+    /// How long a client in a test waits for a fake's answer when the test is not about timeouts. It only bounds a
+    /// failure: with 5 s, a full `swift test` on a loaded 2-core machine once delivered fakes' answers later than that.
+    public static let answerWithinSeconds: Double = 60
+
     /// `http://127.0.0.1:<port>`: what goes in `base_url`.
     public let baseURL: URL
     public let port: Int

@@ -31,11 +31,11 @@ import Testing
             enabled = true
             base_url = "\(nominatim.baseURL.absoluteString)"
             contact = "tests@example.org"
-            timeout_s = 5
+            timeout_s = \(FakeUpstream.answerWithinSeconds)
             [providers.google]
             enabled = true
             base_url = "\(google.baseURL.absoluteString)"
-            timeout_s = 5
+            timeout_s = \(FakeUpstream.answerWithinSeconds)
             """
         try Data(config.utf8).write(to: cli.home.appendingPathComponent("config.toml"))
     }

@@ -159,7 +159,7 @@ import Testing
     /// A Yelp stand-in on 127.0.0.1 that fails every request.
     func failingYelp(_ cli: CLIHarness) async throws -> FakeUpstream {
         let fake = try await FakeUpstream.start { _ in .serverError(503) }
-        let config = "[providers.yelp]\nenabled = true\nbase_url = \"\(fake.baseURL.absoluteString)\"\ntimeout_s = 5\n"
+        let config = "[providers.yelp]\nenabled = true\nbase_url = \"\(fake.baseURL.absoluteString)\"\ntimeout_s = \(FakeUpstream.answerWithinSeconds)\n"
         try Data(config.utf8).write(to: cli.home.appendingPathComponent("config.toml"))
         return fake
     }

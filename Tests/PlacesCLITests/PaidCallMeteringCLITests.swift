@@ -18,7 +18,7 @@ import Testing
         let config = """
             [providers.google]
             base_url = "\(fake.baseURL.absoluteString)"
-            timeout_s = 5
+            timeout_s = \(FakeUpstream.answerWithinSeconds)
             [providers.yelp]
             enabled = false
             [providers.foursquare]

@@ -5,7 +5,7 @@ import Testing
 /// `places search --provider NAME` asks one paid provider directly, configured through `base_url`.
 @Suite struct ProviderSearchCLITests {
     func configure(_ cli: CLIHarness, baseURL: URL) throws {
-        let config = "[providers.google]\nenabled = true\nbase_url = \"\(baseURL.absoluteString)\"\ntimeout_s = 5\n"
+        let config = "[providers.google]\nenabled = true\nbase_url = \"\(baseURL.absoluteString)\"\ntimeout_s = \(FakeUpstream.answerWithinSeconds)\n"
         try Data(config.utf8).write(to: cli.home.appendingPathComponent("config.toml"))
     }
 

@@ -11,7 +11,7 @@ struct ServerParityTests {
     /// A home with the index built, Google configured against `google`, a budget, a saved spot and a visit.
     func prepare(_ google: FakeUpstream) throws -> (cli: CLIHarness, spotID: String) {
         let cli = try CLIHarness.fresh()
-        let config = "[providers.google]\nenabled = true\nbase_url = \"\(google.baseURL.absoluteString)\"\ntimeout_s = 5\n"
+        let config = "[providers.google]\nenabled = true\nbase_url = \"\(google.baseURL.absoluteString)\"\ntimeout_s = \(FakeUpstream.answerWithinSeconds)\n"
         try Data(config.utf8).write(to: cli.home.appendingPathComponent("config.toml"))
         #expect(try cli.run("reverse", "60.17,24.94").status == 0, "the index is built before the server starts")
         #expect(try cli.run("budget", "set", "google", "0.50/day").status == 0)

@@ -46,7 +46,7 @@ struct FreeIDProbeTests {
         let directory = try ScratchDirectory.lastingTheProcess("places-probe").url
         let ledger = try SQLiteBudgetLedger(path: directory.appendingPathComponent("budget.sqlite"))
         let client = HTTPClient(configuration: HTTPClientConfiguration(
-            provider: "google", baseURL: google.baseURL, timeout: 5, userAgent: UserAgent.make(product: "places/0.0.0-test"),
+            provider: "google", baseURL: google.baseURL, timeout: FakeUpstream.answerWithinSeconds, userAgent: UserAgent.make(product: "places/0.0.0-test"),
             retry: RetryPolicy(maxAttempts: 1), secrets: [FakeRoutes.testKey]), errorReader: GoogleProvider.errorReader)
         let local = CountingProvider(name: "local", places: listed, answersEveryName: true)
         let pipeline = LookupPipeline(providers: [local, GoogleProvider(client: client)], scorer: MatcherScorer(matcher: PlaceMatcher()),

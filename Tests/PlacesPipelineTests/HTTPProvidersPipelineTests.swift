@@ -33,7 +33,7 @@ struct HTTPProvidersPipelineTests {
     static func client(_ name: String, _ fake: FakeUpstream,
                        errorReader: @escaping @Sendable (HTTPResponse) -> UpstreamErrorDetail) -> HTTPClient {
         HTTPClient(configuration: HTTPClientConfiguration(
-            provider: name, baseURL: fake.baseURL, timeout: 5, userAgent: UserAgent.make(product: "places/0.0.0-test"),
+            provider: name, baseURL: fake.baseURL, timeout: FakeUpstream.answerWithinSeconds, userAgent: UserAgent.make(product: "places/0.0.0-test"),
             retry: RetryPolicy(maxAttempts: 1), secrets: [FakeRoutes.testKey]), errorReader: errorReader)
     }
 

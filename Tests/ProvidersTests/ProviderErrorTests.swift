@@ -12,7 +12,7 @@ import YelpProvider
 struct ProviderErrorTests {
     let query = SearchQuery(text: "Blue Bottle Coffee", near: blueBottle)
 
-    func google(_ fake: FakeUpstream, key: String = FakeRoutes.testKey, timeout: Double = 5) -> GoogleProvider {
+    func google(_ fake: FakeUpstream, key: String = FakeRoutes.testKey, timeout: Double = FakeUpstream.answerWithinSeconds) -> GoogleProvider {
         GoogleProvider(client: makeClient("google", fake: fake, key: key, timeout: timeout, errorReader: GoogleProvider.errorReader))
     }
 

@@ -7,7 +7,7 @@ import ProviderHTTP
 func makeClient(
     _ provider: String, fake: FakeUpstream, key: String? = FakeRoutes.testKey, clock: VirtualClock = VirtualClock(),
     retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.5, maxDelay: 8, maxRetryAfter: 30, random: { 0.5 }),
-    timeout: Double = 5, limiter: RateLimiter? = nil, breaker: CircuitBreaker? = nil, contact: String? = nil,
+    timeout: Double = FakeUpstream.answerWithinSeconds, limiter: RateLimiter? = nil, breaker: CircuitBreaker? = nil, contact: String? = nil,
     errorReader: @escaping @Sendable (HTTPResponse) -> UpstreamErrorDetail = HTTPClient.genericErrorDetail,
     maxBodyBytes: Int = HTTPClientConfiguration.defaultMaxBodyBytes
 ) -> HTTPClient {
