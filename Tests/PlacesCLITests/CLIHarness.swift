@@ -84,7 +84,14 @@ struct CLIHarness {
     /// Far over what any command takes on a loaded 2-core machine, so only a hang reaches it.
     static let exitLimit: Duration = .seconds(300)
 
+    /// How many `places` runs go at once across the whole test process: one per core. A full `swift test` starts
+    /// CLI tests by the dozen, most of them building an index on a fresh home; all at once they left each other and
+    /// the in-process servers a fraction of a core for minutes, and timings meant only to catch hangs fired.
+    private static let runSlots = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount))
+
     func run(arguments: [String], environment extra: [String: String] = [:], stdin: Data? = nil) throws -> Result {
+        Self.runSlots.wait()
+        defer { Self.runSlots.signal() }
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments

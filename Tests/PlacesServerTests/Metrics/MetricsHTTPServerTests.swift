@@ -72,12 +72,20 @@ struct MetricsHTTPServerTests {
         _ = consume quitter
 
         try await waitUntil("every slot is back") { slots.openCount == 0 }
-        let first = try HTTPConnection(port: port), second = try HTTPConnection(port: port)
-        #expect(try await offPool { try first.get() }.status == 200)
-        #expect(try await offPool { try second.get() }.status == 200)
-        let third = try HTTPConnection(port: port)
-        try? third.send(HTTPConnection.request("/metrics"))  // answered if admitted, unlike a silent connection
-        let (bytes, thirdClosed) = try await offPool { third.readToEnd() }
+        // On one thread from the first connection to the third: between two awaits a loaded run can leave this task
+        // waiting for a cooperative thread longer than the idle timeout, and a connection made and not yet asked
+        // would be closed as idle.
+        let (statuses, bytes, thirdClosed) = try await offPool { () throws -> ([Int], [UInt8], Bool) in
+            let first = try HTTPConnection(port: port)
+            let firstStatus = try first.get().status
+            let second = try HTTPConnection(port: port)
+            let secondStatus = try second.get().status
+            let third = try HTTPConnection(port: port)
+            try? third.send(HTTPConnection.request("/metrics"))  // answered if admitted, unlike a silent connection
+            let (bytes, closed) = third.readToEnd()
+            return ([firstStatus, secondStatus], bytes, closed)
+        }
+        #expect(statuses == [200, 200])
         #expect(thirdClosed && bytes.isEmpty, "the cap still holds at 2")
         try await server.stop()
     }
@@ -112,15 +120,18 @@ struct MetricsHTTPServerTests {
             held.append(connection)
         }
         var refusals = 0
-        var flood: [HTTPConnection] = []  // kept open on this side: only the server's close ends them
-        for _ in 0..<300 {
+        // Kept open on this side: only the server's close ends them. A hundred, not more: in a full run the test
+        // process holds up to a thousand descriptors besides, and one run crashed in Foundation's `Process.run` (which
+        // other suites call, and which walks every open descriptor) with about 1,400 open.
+        var flood: [HTTPConnection] = []
+        for _ in 0..<100 {
             let connection = try HTTPConnection(port: server.metricsPort)
             let (bytes, closed) = try await offPool { connection.readToEnd() }
             flood.append(connection)
             guard closed && bytes.isEmpty else { break }  // one held connection fails the test: no need to wait for more
             refusals += 1
         }
-        #expect(refusals == 300, "each connection over the cap is closed by the server, unanswered")
+        #expect(refusals == 100, "each connection over the cap is closed by the server, unanswered")
         #expect(server.exporter.scrapeConnections.openCount == cap)
 
         let redis = try RawClient(port: server.redisPort)
@@ -130,7 +141,7 @@ struct MetricsHTTPServerTests {
         held.removeAll()
         try await waitUntil("the held connections are closed") { server.exporter.scrapeConnections.openCount == 0 }
         let scrape = try await offPool { try HTTPConnection(port: server.metricsPort).get() }
-        #expect(scrape.text.contains("\nplaces_metrics_connections_refused_total 300\n"))
+        #expect(scrape.text.contains("\nplaces_metrics_connections_refused_total 100\n"))
         let warnings = server.log.messages(at: .warning)
         let minutes = Int(Date().timeIntervalSince(started) / 60)
         #expect((1...(1 + minutes)).contains(warnings.count), "at most one warning a minute: \(warnings)")
