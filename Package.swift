@@ -239,7 +239,7 @@ let package = Package(
         .testTarget(
             name: "LocalProviderTests",
             dependencies: [
-                "ScratchDirectory", "LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift"),
+                "ScratchDirectory", "StoreTestSupport", "LocalProvider", "PlaceIndex", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             exclude: ["Fixtures"]),

@@ -11,17 +11,6 @@ import Testing
 /// model denies, nor the other way round, and the report must give the model's figures. (150 seeds on SQLite and
 /// PostgreSQL pass, with every kind of denial and free-tier grants among their steps; run more to search further.)
 @Suite struct BudgetLedgerModelTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {  // SplitMix64
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let helsinki = TimeZone(identifier: "Europe/Helsinki")!
     static let quotes: [(provider: String, quote: PriceQuote)] = [
         ("google", PriceQuote(sku: "google.places.search.pro", cost: MicroDollars(32_000))),
@@ -93,7 +82,7 @@ import Testing
         }
     }
 
-    static func randomLimits(_ random: inout Generator) -> BudgetLimits {
+    static func randomLimits(_ random: inout SeededRandom) -> BudgetLimits {
         func amount() -> MicroDollars? {
             Bool.random(using: &random) ? nil : MicroDollars(Int64.random(in: 0...6, using: &random) * 20_000)
         }
@@ -102,7 +91,7 @@ import Testing
 
     @Test(arguments: BudgetLedgerImplementation.all, 1...4)
     func everyStepLeavesWhatTheModelSays(_ implementation: BudgetLedgerImplementation, seed: Int) async throws {
-        var random = Generator(state: UInt64(seed))
+        var random = SeededRandom(seed: seed)
         let policy = BudgetPolicy(
             timeZone: Self.helsinki, overall: Self.randomLimits(&random),
             providers: ["google": Self.randomLimits(&random), "yelp": Self.randomLimits(&random)],

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import PlaceIndex
 import PlacesCore
+import StoreTestSupport
 import Testing
 
 /// Random sequences of imports, checked after each against a model of what the index must then hold: a file
@@ -39,17 +40,6 @@ import Testing
         var bounds: IndexedSource.Bounds?
     }
 
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {  // SplitMix64
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func place(object: Int, version: Int, spot: Int) -> Place {
         Place(id: PlaceID(provider: "osm", nativeID: "node/\(object)"),
               name: "Cafe \(objectWords[object].capitalized) \(versionWords[version].capitalized)",
@@ -63,7 +53,7 @@ import Testing
 
     @Test(arguments: 1...12)
     func everyImportLeavesWhatTheModelSays(seed: Int) throws {
-        var random = Generator(state: UInt64(seed))
+        var random = SeededRandom(seed: seed)
         let path = try TestData.temporaryDirectory().appendingPathComponent("index.sqlite")
         let index = try PlaceIndexStore(path: path)
         var model: [Int: Held] = [:]

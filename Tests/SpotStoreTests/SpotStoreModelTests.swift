@@ -1,6 +1,7 @@
 import Foundation
 import PlacesCore
 import SpotStore
+import StoreTestSupport
 import Testing
 
 /// Random sequences of what the CLI and the server do to saved spots and visits, on every store implementation,
@@ -9,17 +10,6 @@ import Testing
 /// detached), visits logged, replaced and removed, and imports merging or replacing everything. Nothing is lost,
 /// nothing half-written. (150 seeds on SQLite and PostgreSQL pass; run more to search further.)
 @Suite struct SpotStoreModelTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {  // SplitMix64
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     struct ChangeRefused: Error {}
 
     /// What the store must hold.
@@ -36,7 +26,7 @@ import Testing
 
     @Test(arguments: SpotStoreImplementation.all, 1...4)
     func everyStepLeavesWhatTheModelSays(_ implementation: SpotStoreImplementation, seed: Int) async throws {
-        var random = Generator(state: UInt64(seed))
+        var random = SeededRandom(seed: seed)
         let store = try await implementation.make()
         var model = Model()
         var clock = Self.start
