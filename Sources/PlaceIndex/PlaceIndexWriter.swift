@@ -253,7 +253,7 @@ public final class PlaceIndexWriter {
                     namePrefixes.add(place: rowid, firstWord: first, importance: prepared.importance)
                 }
                 // An earlier copy of the object in this file, waiting to replace the row, would undo this later one.
-                if replacedIDs.remove(prepared.id) != nil { replacements.removeAll { $0.id == prepared.id } }
+                if !replacedIDs.isEmpty, replacedIDs.remove(prepared.id) != nil { replacements.removeAll { $0.id == prepared.id } }
             } else {
                 replacements.append(prepared)
                 replacedIDs.insert(prepared.id)
