@@ -109,7 +109,7 @@ struct CLIHarness {
         process.standardInput = input
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try ProcessLaunch.run(process)
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
         if exited.wait(timeout: .now() + .seconds(Int(Self.exitLimit.components.seconds))) == .timedOut {
@@ -145,7 +145,7 @@ struct CLIHarness {
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         process.waitUntilExit()
         try handle.close()
         return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self))

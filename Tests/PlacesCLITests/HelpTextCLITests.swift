@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackSocket
 import ScratchDirectory
 import Testing
 
@@ -88,7 +89,7 @@ import Testing
         defer { try? handle.close() }
         script.standardOutput = handle
         script.standardError = handle
-        try script.run()
+        try ProcessLaunch.run(script)
         script.waitUntilExit()
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(script.terminationStatus == 0, "\(output.suffix(2000))")

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackSocket
 import GRDB
 import PlacesCore
 import SpotStore
@@ -192,7 +193,7 @@ struct SpotsCLITests {
             process.environment = environment
             return process
         }
-        for writer in writers { try writer.run() }
+        for writer in writers { try ProcessLaunch.run(writer) }
         for writer in writers { writer.waitUntilExit() }
         #expect(writers.allSatisfy { $0.terminationStatus == 0 })
         let store = try SQLiteSpotStore(path: cli.home.appendingPathComponent("spots.sqlite"))
@@ -221,7 +222,7 @@ struct SpotsCLITests {
         process.environment = ProcessInfo.processInfo.environment.merging(["PLACES_HOME": cli.home.path]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         // Kill it once its transaction has started writing (the WAL grows), or after 20 s at most.
         let wal = cli.home.appendingPathComponent("spots.sqlite-wal")
         let deadline = Date().addingTimeInterval(20)

@@ -133,7 +133,7 @@ enum RedisCLI {
         process.standardError = output
         let input = Pipe()
         process.standardInput = input
-        try process.run()
+        try ProcessLaunch.run(process)
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
