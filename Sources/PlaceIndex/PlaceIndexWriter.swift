@@ -124,16 +124,13 @@ public final class PlaceIndexWriter {
         keep(in: &pendingRows[prepared.source, default: []])
     }
 
-    /// The rows of `source` this import inserted and kept: every row of `source` from ``firstPendingRowid`` on. Call
-    /// it after ``replaceEarlierRows()``, the last to delete rows; rows of another source are dropped, as they stay out
-    /// of the R*Tree and the full-text index.
+    /// The rows of `source` this import inserted and kept: every row of `source` from ``firstPendingRowid`` on (which
+    /// is never above a row it inserted). Call it after ``replaceEarlierRows()``, the last to delete rows; rows of
+    /// another source are dropped, as they stay out of the R*Tree and the full-text index.
     private func takeAddedRows(of source: String) -> [AddedRow] {
-        let firstAdded = firstPendingRowid ?? Int64.max
         var rows = pendingRows[source] ?? []
         pendingRows = [:]
-        if !deletedRowids.isEmpty || rows.first.map({ $0.id < firstAdded }) == true {
-            rows.removeAll { deletedRowids.contains($0.id) || $0.id < firstAdded }
-        }
+        if !deletedRowids.isEmpty { rows.removeAll { deletedRowids.contains($0.id) } }
         return rows
     }
 
