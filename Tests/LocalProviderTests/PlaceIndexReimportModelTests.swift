@@ -14,11 +14,8 @@ import Testing
 /// of an object undoing the later one. 300 seeds pass now; run more to search further.)
 @Suite struct PlaceIndexReimportModelTests {
     /// Far enough apart that a 100 m `nearby` around one holds only the places at it.
-    static let spots = [
-        Coordinate(latitude: 60.1699, longitude: 24.9384), Coordinate(latitude: 61.4978, longitude: 23.7610),
-        Coordinate(latitude: 60.4518, longitude: 22.2666), Coordinate(latitude: 65.0121, longitude: 25.4651),
-        Coordinate(latitude: 62.2426, longitude: 25.7473),
-    ]
+    static let spots = [PlaceIndexReimportTests.center, PlaceIndexReimportTests.tampere, PlaceIndexReimportTests.turku,
+                        PlaceIndexReimportTests.oulu, Coordinate(latitude: 62.2426, longitude: 25.7473)]
     /// One word per object and one per version, none a slip or a start of another, so a search for both words
     /// names one place.
     static let objectWords = ["alder", "birch", "cedar", "dogwood", "elm", "fir", "ginkgo", "hazel", "juniper", "larch",
@@ -46,7 +43,8 @@ import Testing
               coordinate: spots[spot], categories: ["amenity=cafe"], category: "cafe")
     }
 
-    /// Other names of an object, in words no search of the checks asks for.
+    /// Other names of an object: they share only the object's word with its name, so a search for the object's and the
+    /// version's words still names the one place.
     static func alternateNames(object: Int, count: Int) -> [String] {
         ["Kahvila", "Kafé"].prefix(count).map { "\($0) \(objectWords[object].capitalized)" }
     }
